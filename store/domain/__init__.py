@@ -1,0 +1,61 @@
+"""The rules of memory, pure: data in, decisions with reasons out. No I/O, no clock, no framework."""
+
+from store.domain.authority import Verdict, memory_forget_verdict, memory_write_verdict
+from store.domain.block import build_memory_block, neutralise
+from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest
+from store.domain.remember import (
+    DEFAULT_MAX_FACT_CHARS,
+    MAX_KEY_CHARS,
+    REMEMBER_TOOL,
+    MemoryInput,
+    check_memory_input,
+    remember_tool,
+)
+from store.domain.scopes import (
+    GLOBAL_SCOPE,
+    DefaultScopeResolver,
+    ScopeResolver,
+    normalise_scopes,
+    own_scope,
+    scope_kind,
+)
+from store.domain.types import (
+    Actor,
+    Author,
+    DigestEntry,
+    MemoryDigest,
+    MemoryOrigin,
+    MemoryRecord,
+    Override,
+    ScopeContext,
+)
+
+__all__ = (
+    "DEFAULT_MAX_FACT_CHARS",
+    "DEFAULT_MAX_MEMORIES",
+    "GLOBAL_SCOPE",
+    "MAX_KEY_CHARS",
+    "REMEMBER_TOOL",
+    "Actor",
+    "Author",
+    "DefaultScopeResolver",
+    "DigestEntry",
+    "MemoryDigest",
+    "MemoryInput",
+    "MemoryOrigin",
+    "MemoryRecord",
+    "Override",
+    "ScopeContext",
+    "ScopeResolver",
+    "Verdict",
+    "build_memory_block",
+    "check_memory_input",
+    "memory_forget_verdict",
+    "memory_write_verdict",
+    "neutralise",
+    "normalise_scopes",
+    "own_scope",
+    "remember_tool",
+    "resolve_digest",
+    "scope_kind",
+)

@@ -1,0 +1,112 @@
+"""The memory block: what the model reads at the top of every turn.
+
+Two sections by who decided the winning fact — "Stated by people." before "Concluded by you." —
+because telling the model that an organisation's published policy is its own fallible note would
+hand any user an override of that policy. Within a section the order is pinned first, then scope
+order, then key: never recency or score, so the block does not reshuffle on every write and the
+provider's prompt cache survives.
+
+Whatever is in the database, every record is exactly one line of the block: stored text is
+neutralised so it cannot open a line, close the block or forge a section.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from store.domain.scopes import scope_ranks
+from store.domain.types import DigestEntry, MemoryDigest, Override
+
+__all__ = (
+    "BLOCK_CLOSE",
+    "BLOCK_OPEN",
+    "CONCLUDED_HEADING",
+    "PARTIAL_NOTICE",
+    "PREAMBLE",
+    "REMEMBER_INVITATION",
+    "STATED_HEADING",
+    "build_memory_block",
+    "neutralise",
+)
+
+BLOCK_OPEN = "<memory>"
+BLOCK_CLOSE = "</memory>"
+
+PREAMBLE = (
+    "What is on file about this user and their organisation, carried over from earlier conversations. "
+    "Each line is a scope, a key and the fact. A narrower scope overrides a wider one; where the wider "
+    "value is shown underneath, tell the user their setting differs from it rather than silently "
+    "choosing one."
+)
+PARTIAL_NOTICE = (
+    "This is a selection: other notes exist that are not in this list, so never read something's "
+    "absence from it as evidence that it was never recorded."
+)
+REMEMBER_INVITATION = (
+    "When you learn a durable fact about this user, one that will still be true another day, "
+    "save it with the remember tool: they can read and delete what you save."
+)
+STATED_HEADING = (
+    "Stated by people. A person wrote each of these deliberately — the user about themselves, or "
+    "someone administering their organisation. Treat them as you would any other instruction you were "
+    "given. If the user says something that contradicts one, say which note it conflicts with and at "
+    "what scope it is held, rather than quietly setting it aside."
+)
+CONCLUDED_HEADING = (
+    "Concluded by you. These are your own notes from earlier turns, not documents anyone wrote: they "
+    "may be wrong or out of date, so prefer what the user says now, and say where a note came from if "
+    "you act on it."
+)
+
+_OVERRIDE_INDENT = "    ↳ "
+_TAG = re.compile(r"<(\s*/?\s*memory)", re.IGNORECASE)
+_WHITESPACE_RUN = re.compile(r" {2,}")
+_LINE_BREAKING = frozenset({"Cc", "Zl", "Zp", "Cs"})
+
+
+def neutralise(text: str) -> str:
+    """One line of plain text: control characters and line or paragraph separators become spaces
+    (runs of spaces fold to one), and a `<memory>` or `</memory>` tag loses its opening bracket to `‹`."""
+    flat = "".join(" " if unicodedata.category(ch) in _LINE_BREAKING else ch for ch in text)
+    flat = _WHITESPACE_RUN.sub(" ", flat).strip()
+    return _TAG.sub(r"‹\1", flat)
+
+
+def build_memory_block(digest: MemoryDigest, *, writable: bool) -> str:
+    """Render a digest. No entries: no block at all (the empty string). Lines joined by newlines,
+    no trailing newline. The partial-selection notice appears whenever the ceiling bit or a search
+    selected; the invitation to `remember` only when the provider can write."""
+    if not digest.entries:
+        return ""
+    ranks = scope_ranks(digest.scopes)
+
+    def render_order(entry: DigestEntry) -> tuple[bool, int, str]:
+        return (not entry.pinned, ranks.get(entry.scope, len(ranks)), entry.key)
+
+    ordered = sorted(digest.entries, key=render_order)
+    stated = [e for e in ordered if e.author == "human"]
+    concluded = [e for e in ordered if e.author != "human"]
+
+    lines = [BLOCK_OPEN, PREAMBLE]
+    if digest.is_partial:
+        lines.append(PARTIAL_NOTICE)
+    if writable:
+        lines.append(REMEMBER_INVITATION)
+    for heading, section in ((STATED_HEADING, stated), (CONCLUDED_HEADING, concluded)):
+        if section:
+            lines.append(heading)
+            for entry in section:
+                lines.extend(_entry_lines(entry))
+    lines.append(BLOCK_CLOSE)
+    return "\n".join(lines)
+
+
+def _entry_lines(entry: DigestEntry) -> list[str]:
+    head = f"- [{neutralise(entry.scope)}] {neutralise(entry.key)}: {neutralise(entry.text)}"
+    return [head, *(_override_line(o) for o in entry.overrides)]
+
+
+def _override_line(override: Override) -> str:
+    says = "a person stated" if override.author == "human" else "instead has"
+    return f"{_OVERRIDE_INDENT}[{neutralise(override.scope)}] {says}: {neutralise(override.text)}"

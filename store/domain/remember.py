@@ -1,0 +1,110 @@
+"""The `remember` tool: what the model is offered, and what it may hand back.
+
+The tool has no scope parameter on purpose: the assistant only ever writes the actor it runs for, so
+a scope argument could only be a request that gets refused — and a refusable request is one a model
+will keep making. A model's mistake (empty, too long, more than one line) is a result worded so it
+can correct itself, never an exception.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = (
+    "DEFAULT_MAX_FACT_CHARS",
+    "MAX_KEY_CHARS",
+    "REMEMBER_TOOL",
+    "MemoryInput",
+    "check_memory_input",
+    "remember_tool",
+)
+
+DEFAULT_MAX_FACT_CHARS = 240
+MAX_KEY_CHARS = 120
+
+_DESCRIPTION = (
+    "Save a durable fact about the user you are helping, so later conversations start knowing it: "
+    "something that will still be true another day (a preference, how they work, a correction they "
+    "gave you), not what this conversation is about. Give it a short key naming the question it answers "
+    "(reusing a key replaces the earlier fact) and state the fact in one line. The user can read and "
+    "delete everything saved this way."
+)
+
+
+def remember_tool(max_fact_chars: int = DEFAULT_MAX_FACT_CHARS) -> dict[str, Any]:
+    """The tool definition as a plain JSON-schema description: exactly `key` and `fact`, both required."""
+    return {
+        "name": "remember",
+        "description": _DESCRIPTION,
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "key": {
+                    "type": "string",
+                    "description": "A short name for the question this fact answers, e.g. 'fiscal-year'.",
+                    "minLength": 1,
+                    "maxLength": MAX_KEY_CHARS,
+                },
+                "fact": {
+                    "type": "string",
+                    "description": "The fact itself, in one line.",
+                    "minLength": 1,
+                    "maxLength": max_fact_chars,
+                },
+            },
+            "required": ["key", "fact"],
+            "additionalProperties": False,
+        },
+    }
+
+
+REMEMBER_TOOL = remember_tool()
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryInput:
+    """A key and a fact that passed the checks (trimmed), or the error to hand back instead."""
+
+    key: str
+    fact: str
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+
+def check_memory_input(key: str, fact: str, *, max_fact_chars: int = DEFAULT_MAX_FACT_CHARS) -> MemoryInput:
+    """Trim both, then refuse: an empty key or fact; a key over `MAX_KEY_CHARS` or a fact over
+    `max_fact_chars` characters (the message states the limit and the length); a line break or other
+    control character in either. The first failure found is the one reported."""
+    key, fact = key.strip(), fact.strip()
+    error = (
+        _empty("key", key)
+        or _empty("fact", fact)
+        or _too_long("key", key, MAX_KEY_CHARS, "Use a short name for the question it answers.")
+        or _too_long("fact", fact, max_fact_chars, "State it in one shorter sentence.")
+        or _not_one_line("key", key)
+        or _not_one_line("fact", fact)
+    )
+    return MemoryInput(key=key, fact=fact, error=error)
+
+
+def _empty(name: str, value: str) -> str | None:
+    return None if value else f"The {name} is empty. Give a {name} and try again."
+
+
+def _too_long(name: str, value: str, limit: int, advice: str) -> str | None:
+    if len(value) <= limit:
+        return None
+    return f"The {name} is {len(value)} characters long; the limit is {limit}. {advice}"
+
+
+def _not_one_line(name: str, value: str) -> str | None:
+    bad = next((ch for ch in value if unicodedata.category(ch) in {"Cc", "Zl", "Zp", "Cs"}), None)
+    if bad is None:
+        return None
+    what = "a line break" if bad in "\n\r\x0b\x0c\x85\u2028\u2029" else f"a control character (U+{ord(bad):04X})"
+    return f"The {name} contains {what}. It must be a single line of plain text."

@@ -1,0 +1,132 @@
+"""A provider that keeps memories in a dict: for tests, examples and the demo's first minutes.
+
+It honours every rule a real provider must: upsert on (scope, key) keeping id, pin and creation
+time; agent-authored writes only at the actor's own scope; forget only at the actor's own scope;
+search in the design's three clauses. Records are frozen values, so nothing a caller holds can
+change what is stored.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from store.domain.scopes import own_scope, scope_ranks
+from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext
+from store.provider import WriteRefusedError
+
+__all__ = ("InMemoryMemoryProvider", "search_words")
+
+_WORD = re.compile(r"\w+")
+
+
+def search_words(text: str) -> frozenset[str]:
+    """The words a search matches on: runs of letters, digits and underscores, case-folded."""
+    return frozenset(_WORD.findall(text.casefold()))
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class InMemoryMemoryProvider:
+    """Memories in a dict, keyed by id, with a (scope, key) index for the upsert."""
+
+    def __init__(
+        self,
+        records: Iterable[MemoryRecord] = (),
+        *,
+        clock: Callable[[], datetime] = _utc_now,
+        id_factory: Callable[[], str] | None = None,
+    ) -> None:
+        counter = itertools.count(1)
+        self._clock = clock
+        self._new_id = id_factory or (lambda: f"mem_{next(counter):06d}")
+        self._by_id: dict[str, MemoryRecord] = {}
+        self._by_scope_key: dict[tuple[str, str], str] = {}
+        self._created_at: dict[str, datetime] = {}
+        for record in records:
+            self.add(record)
+
+    def add(self, record: MemoryRecord) -> None:
+        """Seed a record as it is (id, times and pin included), replacing any at its (scope, key)."""
+        previous = self._by_scope_key.get((record.scope, record.key))
+        if previous is not None:
+            self._remove(previous)
+        self._by_id[record.id] = record
+        self._by_scope_key[(record.scope, record.key)] = record.id
+        self._created_at[record.id] = record.updated_at
+
+    def created_at(self, id: str) -> datetime | None:
+        """When the record `id` was first written (an upsert never changes it)."""
+        return self._created_at.get(id)
+
+    async def list(self, *, scopes: Sequence[str], ctx: ScopeContext) -> Sequence[MemoryRecord]:
+        wanted = set(scopes)
+        return tuple(r for r in self._by_id.values() if r.scope in wanted)
+
+    async def write(self, *, key: str, text: str, scope: str, origin: MemoryOrigin, ctx: ScopeContext) -> MemoryRecord:
+        if origin.author != "human" and scope != own_scope(ctx.actor):
+            msg = f"The assistant may write only at {own_scope(ctx.actor)}, not at {scope}."
+            raise WriteRefusedError(msg)
+        now = self._clock()
+        existing_id = self._by_scope_key.get((scope, key))
+        if existing_id is None:
+            record = MemoryRecord(id=self._new_id(), key=key, text=text, scope=scope, origin=origin, updated_at=now)
+            self._created_at[record.id] = now
+        else:
+            record = replace(self._by_id[existing_id], text=text, origin=origin, updated_at=now)
+        self._by_id[record.id] = record
+        self._by_scope_key[(scope, key)] = record.id
+        return record
+
+    async def forget(self, *, id: str, ctx: ScopeContext) -> bool:
+        record = self._by_id.get(id)
+        if record is None or record.scope != own_scope(ctx.actor):
+            return False
+        self._remove(id)
+        return True
+
+    async def pin(self, id: str, pinned: bool) -> bool:
+        """Mark a record always-on (or not): the console's act, which no agent path reaches."""
+        record = self._by_id.get(id)
+        if record is None:
+            return False
+        self._by_id[id] = replace(record, pinned=pinned)
+        return True
+
+    async def search(
+        self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext
+    ) -> Sequence[MemoryRecord]:
+        """Word overlap between the query and a record's key and text. A key scores its best record;
+        ties go to the narrower scope, then the newest, then the key. A query with no words is a list
+        read: every record at the scopes, narrowest scope first, newest first within it.
+
+        A pinned key comes back with all its records, not only the pinned one: a pin belongs to the
+        question, so a personal override of a pinned organisation fact must ride along with it."""
+        ranks = scope_ranks(scopes)
+        in_scope = [r for r in self._by_id.values() if r.scope in ranks]
+        words = search_words(query)
+        if not words:
+            return tuple(sorted(in_scope, key=lambda r: (ranks[r.scope], -r.updated_at.timestamp(), r.key)))
+        best: dict[str, tuple[int, int, float]] = {}
+        for record in in_scope:
+            score = len(words & search_words(f"{record.key} {record.text}"))
+            candidate = (-score, ranks[record.scope], -record.updated_at.timestamp())
+            if score > 0 and (record.key not in best or candidate < best[record.key]):
+                best[record.key] = candidate
+        top = sorted(best, key=lambda k: (best[k], k))[: max(limit, 0)]
+        position = {key: i for i, key in enumerate(top)}
+        pinned_keys = {r.key for r in in_scope if r.pinned}
+        chosen: builtins.list[MemoryRecord] = [r for r in in_scope if r.key in position or r.key in pinned_keys]
+        chosen.sort(key=lambda r: (position.get(r.key, len(position)), ranks[r.scope], r.key))
+        return tuple(chosen)
+
+    def _remove(self, id: str) -> None:
+        record = self._by_id.pop(id)
+        del self._by_scope_key[(record.scope, record.key)]
+        self._created_at.pop(id, None)

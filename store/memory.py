@@ -1,0 +1,156 @@
+"""Memory for one turn: resolve the scopes, read or search the provider, decide, render, write.
+
+This module sequences the I/O (the resolver and the provider) around the pure rules in
+`store.domain`; it decides nothing itself.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from store.diagnostics import DIAGNOSTICS, Diagnostics, MemoryResolved, MemoryWritten
+from store.domain.authority import memory_write_verdict
+from store.domain.block import build_memory_block
+from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest
+from store.domain.remember import DEFAULT_MAX_FACT_CHARS, check_memory_input, remember_tool
+from store.domain.scopes import DefaultScopeResolver, ScopeResolver, normalise_scopes, own_scope
+from store.domain.types import MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
+from store.provider import MemoryProvider, SearchableMemoryProvider, WritableMemoryProvider, WriteRefusedError
+
+__all__ = (
+    "MemoryConfig",
+    "TurnMemory",
+    "WriteOutcome",
+    "memories_on_file",
+    "memory_for_turn",
+    "offer_memories",
+    "write_memory",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryConfig:
+    """Memory switched on: a provider, the one scope resolver, and the two numbers that bound the
+    block (`max_memories` lines, each at most `max_fact_chars` characters when written)."""
+
+    provider: MemoryProvider
+    scopes: ScopeResolver = field(default_factory=DefaultScopeResolver)
+    max_memories: int = DEFAULT_MAX_MEMORIES
+    max_fact_chars: int = DEFAULT_MAX_FACT_CHARS
+    diagnostics: Diagnostics = DIAGNOSTICS
+
+    def __post_init__(self) -> None:
+        if self.max_memories < 1:
+            msg = f"max_memories must be at least 1, not {self.max_memories}"
+            raise ValueError(msg)
+        if self.max_fact_chars < 1:
+            msg = f"max_fact_chars must be at least 1, not {self.max_fact_chars}"
+            raise ValueError(msg)
+
+    @property
+    def writable(self) -> bool:
+        """Whether the provider can store what the model concludes (and so whether `remember` is offered)."""
+        return isinstance(self.provider, WritableMemoryProvider)
+
+    def tools(self) -> tuple[dict[str, Any], ...]:
+        """The tool definitions a turn offers: `remember` when the provider can write, nothing otherwise."""
+        return (remember_tool(self.max_fact_chars),) if self.writable else ()
+
+
+@dataclass(frozen=True, slots=True)
+class TurnMemory:
+    """What one turn is given: the digest (the decision), the block (its rendering) and the tools."""
+
+    digest: MemoryDigest
+    block: str
+    tools: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteOutcome:
+    """The result of a `remember` call: the stored record, or an error the model can act on."""
+
+    ok: bool
+    record: MemoryRecord | None = None
+    error: str | None = None
+
+
+async def offer_memories(config: MemoryConfig, ctx: ScopeContext, query: str | None = None) -> MemoryDigest:
+    """The digest for a turn. Searches when the provider can and the trimmed `query` (the person's turn
+    text) is non-empty — then `list` is not called and the digest is `recalled`; otherwise lists.
+    Records returned outside the resolved scopes are dropped: a backstop, never the boundary."""
+    scopes = normalise_scopes(await config.scopes.resolve(ctx))
+    if not scopes:
+        return MemoryDigest(scopes=())
+    text = (query or "").strip()
+    provider = config.provider
+    if text and isinstance(provider, SearchableMemoryProvider):
+        found = await provider.search(scopes=scopes, query=text, limit=config.max_memories, ctx=ctx)
+        return resolve_digest(found, scopes=scopes, max_memories=config.max_memories, ranked=True)
+    listed = await provider.list(scopes=scopes, ctx=ctx)
+    return resolve_digest(listed, scopes=scopes, max_memories=config.max_memories)
+
+
+async def memories_on_file(config: MemoryConfig, ctx: ScopeContext) -> MemoryDigest:
+    """Everything that applies to the actor, for the person to read back: no ceiling, no search.
+    Showing someone more than the model sees is harmless; showing them less is the failure."""
+    scopes = normalise_scopes(await config.scopes.resolve(ctx))
+    if not scopes:
+        return MemoryDigest(scopes=())
+    listed = await config.provider.list(scopes=scopes, ctx=ctx)
+    return resolve_digest(listed, scopes=scopes, max_memories=None)
+
+
+async def memory_for_turn(
+    config: MemoryConfig, ctx: ScopeContext, *, run_id: str | None, query: str | None = None
+) -> TurnMemory:
+    """Offer, render and report one turn's memory (publishes `memory.resolved`)."""
+    digest = await offer_memories(config, ctx, query)
+    block = build_memory_block(digest, writable=config.writable)
+    config.diagnostics.publish(
+        MemoryResolved(
+            run_id=run_id,
+            scopes=len(digest.scopes),
+            offered=digest.offered,
+            omitted=digest.omitted,
+            pinned_omitted=digest.pinned_omitted,
+            recalled=digest.recalled,
+            prompt_chars=len(block),
+        )
+    )
+    return TurnMemory(digest=digest, block=block, tools=config.tools())
+
+
+async def write_memory(
+    config: MemoryConfig,
+    digest: MemoryDigest,
+    *,
+    key: str,
+    fact: str,
+    ctx: ScopeContext,
+    run_id: str | None,
+) -> WriteOutcome:
+    """Carry out a `remember` call for the actor the run is for.
+
+    The write goes to the actor's own scope only and is authorised against the DIGEST's recorded
+    scopes, never a fresh resolution, so a membership changed mid-run cannot widen or narrow what a
+    turn in flight may write. Every refusal is an outcome the model can read, never an exception.
+    """
+    checked = check_memory_input(key, fact, max_fact_chars=config.max_fact_chars)
+    if checked.error is not None:
+        return WriteOutcome(ok=False, error=checked.error)
+    provider = config.provider
+    if not isinstance(provider, WritableMemoryProvider):
+        return WriteOutcome(ok=False, error="Memory is read-only here: nothing can be saved.")
+    scope = own_scope(ctx.actor)
+    verdict = memory_write_verdict(scope=scope, actor=ctx.actor, scopes=digest.scopes, author="agent")
+    if not verdict.allowed:
+        return WriteOutcome(ok=False, error=verdict.reason)
+    origin = MemoryOrigin(author="agent", thread_id=ctx.thread_id, run_id=run_id, actor_ref=ctx.actor.id)
+    try:
+        record = await provider.write(key=checked.key, text=checked.fact, scope=scope, origin=origin, ctx=ctx)
+    except WriteRefusedError as refused:
+        return WriteOutcome(ok=False, error=str(refused))
+    config.diagnostics.publish(MemoryWritten(run_id=run_id, scope=scope, chars=len(checked.fact)))
+    return WriteOutcome(ok=True, record=record)

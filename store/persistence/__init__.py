@@ -1,0 +1,1 @@
+"""Where memories are stored in a database: the only package in OnFile that builds SQL."""
