@@ -13,7 +13,6 @@ neutralised so it cannot open a line, close the block or forge a section.
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from store.domain.scopes import scope_ranks
 from store.domain.types import DigestEntry, MemoryDigest, Override
@@ -62,14 +61,18 @@ CONCLUDED_HEADING = (
 _OVERRIDE_INDENT = "    ↳ "
 _TAG = re.compile(r"<(\s*/?\s*memory)", re.IGNORECASE)
 _WHITESPACE_RUN = re.compile(r" {2,}")
-_LINE_BREAKING = frozenset({"Cc", "Zl", "Zp", "Cs"})
+# Unicode's control characters (Cc), line and paragraph separators (Zl, Zp) and lone surrogates (Cs).
+_LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# Anything neutralise could change; most stored text has none of it and is returned as it is.
+_SUSPECT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff<]|  |^\\s|\\s$")
 
 
 def neutralise(text: str) -> str:
     """One line of plain text: control characters and line or paragraph separators become spaces
     (runs of spaces fold to one), and a `<memory>` or `</memory>` tag loses its opening bracket to `‹`."""
-    flat = "".join(" " if unicodedata.category(ch) in _LINE_BREAKING else ch for ch in text)
-    flat = _WHITESPACE_RUN.sub(" ", flat).strip()
+    if not _SUSPECT.search(text):
+        return text
+    flat = _WHITESPACE_RUN.sub(" ", _LINE_BREAKING.sub(" ", text)).strip()
     return _TAG.sub(r"‹\1", flat)
 
 

@@ -9,7 +9,7 @@ scope and the newest within it (so the widest, then the stalest, are dropped fir
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from store.domain.scopes import normalise_scopes, scope_ranks
 from store.domain.types import DigestEntry, MemoryDigest, MemoryRecord, Override
@@ -19,11 +19,15 @@ __all__ = ("DEFAULT_MAX_MEMORIES", "resolve_digest")
 DEFAULT_MAX_MEMORIES = 20
 
 
-@dataclass(frozen=True, slots=True)
-class _Candidate:
-    entry: DigestEntry
+class _Candidate(NamedTuple):
+    """A key before selection: just what the orders need, so entries are built only for kept keys."""
+
     scope_rank: int
+    newest_first: float
+    key: str
     first_seen: int
+    pinned: bool
+    group: list[MemoryRecord]
 
 
 def resolve_digest(
@@ -52,39 +56,45 @@ def resolve_digest(
     for position, record in enumerate(records):
         if record.scope not in ranks:
             continue
-        by_key.setdefault(record.key, []).append(record)
-        first_seen.setdefault(record.key, position)
+        group = by_key.get(record.key)
+        if group is None:
+            by_key[record.key] = [record]
+            first_seen[record.key] = position
+        else:
+            group.append(record)
 
-    candidates = [_candidate(group, ranks, first_seen[key]) for key, group in by_key.items()]
-    pinned = sorted((c for c in candidates if c.entry.pinned), key=_narrowest_then_newest)
-    unpinned = [c for c in candidates if not c.entry.pinned]
-    unpinned.sort(key=_by_relevance if ranked else _narrowest_then_newest)
+    def winner_order(record: MemoryRecord) -> tuple[int, float, str]:
+        return (ranks[record.scope], -record.updated_at.timestamp(), record.id)
+
+    candidates = []
+    for key, group in by_key.items():
+        if len(group) > 1:
+            group.sort(key=winner_order)
+        winner = group[0]
+        pinned = any(r.pinned for r in group)
+        stamp = -winner.updated_at.timestamp()
+        candidates.append(_Candidate(ranks[winner.scope], stamp, key, first_seen[key], pinned, group))
+
+    pinned_keys = sorted(c for c in candidates if c.pinned)
+    unpinned = [c for c in candidates if not c.pinned]
+    if ranked:
+        unpinned.sort(key=lambda c: c.first_seen)
+    else:
+        unpinned.sort()
 
     ceiling = len(candidates) if max_memories is None else max_memories
-    kept_pinned = pinned[:ceiling]
+    kept_pinned = pinned_keys[:ceiling]
     kept_unpinned = unpinned[: ceiling - len(kept_pinned)]
-    kept = [c.entry for c in (*kept_pinned, *kept_unpinned)]
     return MemoryDigest(
         scopes=resolved_scopes,
-        entries=tuple(kept),
-        omitted=len(candidates) - len(kept),
-        pinned_omitted=len(pinned) - len(kept_pinned),
+        entries=tuple(_entry(c) for c in (*kept_pinned, *kept_unpinned)),
+        omitted=len(candidates) - len(kept_pinned) - len(kept_unpinned),
+        pinned_omitted=len(pinned_keys) - len(kept_pinned),
         recalled=ranked,
     )
 
 
-def _candidate(group: list[MemoryRecord], ranks: dict[str, int], first_seen: int) -> _Candidate:
-    ordered = sorted(group, key=lambda r: (ranks[r.scope], -r.updated_at.timestamp(), r.id))
-    winner, *beaten = ordered
+def _entry(candidate: _Candidate) -> DigestEntry:
+    winner, *beaten = candidate.group
     overrides = tuple(Override(scope=r.scope, text=r.text, author=r.origin.author) for r in beaten)
-    entry = DigestEntry(record=winner, overrides=overrides, pinned=any(r.pinned for r in group))
-    return _Candidate(entry=entry, scope_rank=ranks[winner.scope], first_seen=first_seen)
-
-
-def _narrowest_then_newest(candidate: _Candidate) -> tuple[int, float, str]:
-    record = candidate.entry.record
-    return (candidate.scope_rank, -record.updated_at.timestamp(), record.key)
-
-
-def _by_relevance(candidate: _Candidate) -> int:
-    return candidate.first_seen
+    return DigestEntry(record=winner, overrides=overrides, pinned=candidate.pinned)

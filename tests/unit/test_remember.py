@@ -1,0 +1,85 @@
+"""The remember tool's shape and the checks on what a model hands back."""
+
+from __future__ import annotations
+
+import pytest
+
+from store import DEFAULT_MAX_FACT_CHARS, MAX_KEY_CHARS, REMEMBER_TOOL, check_memory_input, remember_tool
+
+
+def test_the_tool_takes_exactly_a_key_and_a_fact_and_no_scope() -> None:
+    schema = REMEMBER_TOOL["parameters"]
+
+    assert REMEMBER_TOOL["name"] == "remember"
+    assert set(schema["properties"]) == {"key", "fact"}
+    assert schema["required"] == ["key", "fact"]
+    assert schema["additionalProperties"] is False
+    assert schema["properties"]["fact"]["maxLength"] == DEFAULT_MAX_FACT_CHARS
+    assert schema["properties"]["key"]["maxLength"] == MAX_KEY_CHARS
+
+
+def test_the_description_tells_the_model_what_a_durable_fact_is() -> None:
+    description = REMEMBER_TOOL["description"]
+
+    assert "another day" in description
+    assert "not what this conversation is about" in description
+    assert "read and delete" in description
+
+
+def test_the_tool_states_the_configured_fact_limit() -> None:
+    assert remember_tool(80)["parameters"]["properties"]["fact"]["maxLength"] == 80
+
+
+@pytest.mark.parametrize(
+    ("key", "fact", "error"),
+    [
+        ("", "x", "The key is empty"),
+        ("   ", "x", "The key is empty"),
+        ("k", "", "The fact is empty"),
+        ("k", " \t ", "The fact is empty"),
+        (
+            "k" * (MAX_KEY_CHARS + 1),
+            "x",
+            f"The key is {MAX_KEY_CHARS + 1} characters long; the limit is {MAX_KEY_CHARS}",
+        ),
+        ("k", "f" * 241, "The fact is 241 characters long; the limit is 240. State it in one shorter sentence."),
+        ("k", "é" * 241, "The fact is 241 characters long"),
+        ("k", "line one\nline two", "The fact contains a line break. It must be a single line"),
+        ("k", "para\u2029graph", "The fact contains a line break"),
+        ("two\nlines", "x", "The key contains a line break"),
+        ("k", "bell\x07", "The fact contains a control character (U+0007)"),
+        ("k", "tab\tinside", "The fact contains a control character (U+0009)"),
+    ],
+)
+def test_a_models_mistake_is_an_error_it_can_act_on(key: str, fact: str, error: str) -> None:
+    checked = check_memory_input(key, fact)
+
+    assert not checked.ok
+    assert checked.error is not None
+    assert error in checked.error
+
+
+@pytest.mark.parametrize(
+    ("key", "fact"),
+    [
+        ("k" * MAX_KEY_CHARS, "f" * DEFAULT_MAX_FACT_CHARS),
+        ("units", "report distances in kilometres"),
+        ("emoji", "likes 🚚 trucks and עברית"),
+        ("k", "é" * DEFAULT_MAX_FACT_CHARS),
+    ],
+)
+def test_a_fact_within_the_limits_passes(key: str, fact: str) -> None:
+    assert check_memory_input(key, fact).ok
+
+
+def test_key_and_fact_are_trimmed_before_they_are_measured() -> None:
+    checked = check_memory_input("  units ", " " + "f" * DEFAULT_MAX_FACT_CHARS + "\n")
+
+    assert checked.ok
+    assert (checked.key, checked.fact) == ("units", "f" * DEFAULT_MAX_FACT_CHARS)
+
+
+def test_the_limit_is_configurable() -> None:
+    checked = check_memory_input("k", "twelve chars", max_fact_chars=10)
+
+    assert checked.error == "The fact is 12 characters long; the limit is 10. State it in one shorter sentence."

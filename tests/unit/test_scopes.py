@@ -1,0 +1,37 @@
+"""The default scope resolver and the helpers around scope tokens."""
+
+from __future__ import annotations
+
+import pytest
+
+from store import Actor, DefaultScopeResolver, ScopeContext, ScopeResolver, normalise_scopes, own_scope, scope_kind
+
+
+@pytest.mark.parametrize(
+    ("actor", "scopes"),
+    [
+        (Actor(id="u1", tenant_ref="berlin"), ("actor:u1", "tenant:berlin", "global")),
+        (Actor(id="u1"), ("actor:u1", "global")),
+        (Actor(id="u1", tenant_ref=""), ("actor:u1", "global")),
+    ],
+)
+async def test_the_default_resolver_is_actor_then_tenant_then_global(actor: Actor, scopes: tuple[str, ...]) -> None:
+    resolver = DefaultScopeResolver()
+
+    assert tuple(await resolver.resolve(ScopeContext(actor=actor))) == scopes
+    assert isinstance(resolver, ScopeResolver)
+
+
+def test_own_scope_is_the_actor_token() -> None:
+    assert own_scope(Actor(id="u1", tenant_ref="berlin")) == "actor:u1"
+
+
+@pytest.mark.parametrize(
+    ("scope", "kind"), [("actor:u1", "actor"), ("tenant:a:b", "tenant"), ("global", "global"), ("depot:x", "depot")]
+)
+def test_scope_kind_is_the_part_before_the_first_colon(scope: str, kind: str) -> None:
+    assert scope_kind(scope) == kind
+
+
+def test_normalised_scopes_drop_empty_tokens_and_repeats_keeping_the_first_place() -> None:
+    assert normalise_scopes(["actor:u1", "", "global", "actor:u1", "depot:x"]) == ("actor:u1", "global", "depot:x")
