@@ -1,0 +1,95 @@
+"""The audit trail: every human act on memory — write, edit, delete, pin, unpin, promotion, preview —
+with who did it, when, at which scope and key, and the value before and after.
+
+Entries are appended and never changed. Reading is by scope, so a console shows an administrator
+only the trail of the scopes they may see.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal, get_args
+
+from sqlalchemy import insert, select
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from store.persistence.engine import reading, writing
+from store.persistence.tables import AuditEntryRow, table_of
+from store.persistence.types import new_id, utc_now
+
+__all__ = ("AUDIT_ACTIONS", "AuditAction", "AuditEntry", "AuditTrail")
+
+AuditAction = Literal["write", "edit", "delete", "pin", "unpin", "promote", "preview"]
+AUDIT_ACTIONS: tuple[str, ...] = get_args(AuditAction)
+
+trail = table_of(AuditEntryRow)
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One act. `before` and `after` are JSON-able snapshots (None where there was nothing)."""
+
+    id: str
+    at: datetime
+    who: str
+    action: AuditAction
+    scope: str
+    key: str | None
+    before: Any
+    after: Any
+
+
+class AuditTrail:
+    def __init__(self, engine: AsyncEngine, *, clock: Callable[[], datetime] = utc_now) -> None:
+        self._engine = engine
+        self._clock = clock
+
+    async def append(
+        self, *, who: str, action: AuditAction, scope: str, key: str | None, before: Any = None, after: Any = None
+    ) -> AuditEntry:
+        """Record one act by actor `who`; an action outside `AUDIT_ACTIONS` is refused."""
+        if action not in AUDIT_ACTIONS:
+            msg = f"unknown audit action {action!r}: expected one of {', '.join(AUDIT_ACTIONS)}"
+            raise ValueError(msg)
+        entry = AuditEntry(
+            id=new_id("aud"), at=self._clock(), who=who, action=action, scope=scope, key=key, before=before, after=after
+        )
+        row = {
+            "id": entry.id,
+            "at": entry.at,
+            "who": who,
+            "action": action,
+            "scope": scope,
+            "key": key,
+            "before": before,
+            "after": after,
+        }
+        async with writing(self._engine) as connection:
+            await connection.execute(insert(trail).values(row))
+        return entry
+
+    async def at_scopes(self, scopes: Sequence[str], *, limit: int | None = None) -> list[AuditEntry]:
+        """The entries at `scopes`, newest first (then by id, which sorts by creation)."""
+        if not scopes:
+            return []
+        statement = (
+            select(
+                trail.c.id,
+                trail.c.at,
+                trail.c.who,
+                trail.c.action,
+                trail.c.scope,
+                trail.c.key,
+                trail.c.before,
+                trail.c.after,
+            )
+            .where(trail.c.scope.in_(scopes))
+            .order_by(trail.c.at.desc(), trail.c.id.desc())
+        )
+        if limit is not None:
+            statement = statement.limit(max(limit, 0))
+        async with reading(self._engine) as connection:
+            result = await connection.execute(statement)
+            return [AuditEntry(*row) for row in result.all()]

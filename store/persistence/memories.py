@@ -1,0 +1,178 @@
+"""The `agent_memory` repository: every statement that reads or changes a memory, named for intent.
+
+Each function takes a connection, so the caller decides the transaction. Reads select the columns
+of `MEMORY_COLUMNS` and turn each row into a `MemoryRecord`, the only shape that leaves this package.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import ColumnElement, Insert, Row, bindparam, case, delete, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from store.domain.types import MemoryOrigin, MemoryRecord
+from store.persistence.tables import MemoryRow, table_of
+from store.persistence.types import new_id
+
+__all__ = (
+    "MEMORY_COLUMNS",
+    "delete_record_at_scope",
+    "insert_records",
+    "record_by_id",
+    "record_created_at",
+    "record_from_row",
+    "records_at_scopes",
+    "records_narrowest_newest_first",
+    "scope_rank",
+    "set_pinned",
+    "upsert_record",
+)
+
+memory = table_of(MemoryRow)
+MEMORY_COLUMNS = (
+    memory.c.id,
+    memory.c.key,
+    memory.c.text,
+    memory.c.scope,
+    memory.c.origin_author,
+    memory.c.origin_thread_id,
+    memory.c.origin_run_id,
+    memory.c.origin_actor_ref,
+    memory.c.updated_at,
+    memory.c.pinned,
+)
+
+
+def record_from_row(row: Row[Any] | Sequence[Any]) -> MemoryRecord:
+    """A row selected as `MEMORY_COLUMNS` (any extra columns after them are ignored)."""
+    id, key, text, scope, author, thread_id, run_id, actor_ref, updated_at, pinned = row[:10]
+    origin = MemoryOrigin(author=author, thread_id=thread_id, run_id=run_id, actor_ref=actor_ref)
+    return MemoryRecord(
+        id=id, key=key, text=text, scope=scope, origin=origin, updated_at=updated_at, pinned=bool(pinned)
+    )
+
+
+def scope_rank(scopes: Sequence[str]) -> ColumnElement[int]:
+    """A record's scope as its rank in `scopes`, 0 the narrowest (a repeated token keeps its first)."""
+    ranks: dict[str, int] = {}
+    for position, scope in enumerate(scopes):
+        ranks.setdefault(scope, position)
+    return case(ranks, value=memory.c.scope, else_=len(ranks))
+
+
+async def records_at_scopes(connection: AsyncConnection, scopes: Sequence[str]) -> list[MemoryRecord]:
+    """Every record held at one of `scopes`, in no particular order."""
+    if not scopes:
+        return []
+    result = await connection.execute(select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes)))
+    return [record_from_row(row) for row in result.all()]
+
+
+async def records_narrowest_newest_first(connection: AsyncConnection, scopes: Sequence[str]) -> list[MemoryRecord]:
+    """Every record at `scopes`, narrowest scope first, newest first within a scope, then by key."""
+    if not scopes:
+        return []
+    statement = (
+        select(*MEMORY_COLUMNS)
+        .where(memory.c.scope.in_(scopes))
+        .order_by(scope_rank(scopes), memory.c.updated_at.desc(), memory.c.key)
+    )
+    result = await connection.execute(statement)
+    return [record_from_row(row) for row in result.all()]
+
+
+async def record_by_id(connection: AsyncConnection, id: str) -> MemoryRecord | None:
+    result = await connection.execute(select(*MEMORY_COLUMNS).where(memory.c.id == id))
+    row = result.first()
+    return None if row is None else record_from_row(row)
+
+
+async def record_created_at(connection: AsyncConnection, id: str) -> datetime | None:
+    result = await connection.execute(select(memory.c.created_at).where(memory.c.id == id))
+    return result.scalar_one_or_none()
+
+
+async def upsert_record(
+    connection: AsyncConnection, *, key: str, text: str, scope: str, origin: MemoryOrigin, now: datetime
+) -> MemoryRecord:
+    """One `INSERT … ON CONFLICT (scope, key) DO UPDATE`: a new fact gets a fresh id; a rewrite replaces
+    the text, origin and update time and keeps the id, the pin and the creation time — so two turns
+    concluding one key at once cannot race to a duplicate, and a delete handle already shown stays valid."""
+    values = {
+        "id": new_id("mem"),
+        "scope": scope,
+        "key": key,
+        "text": text,
+        "origin_author": origin.author,
+        "origin_thread_id": origin.thread_id,
+        "origin_run_id": origin.run_id,
+        "origin_actor_ref": origin.actor_ref,
+        "pinned": False,
+        "created_at": now,
+        "updated_at": now,
+    }
+    result = await connection.execute(_upsert_statement(connection.dialect.name, values))
+    return record_from_row(result.one())
+
+
+async def delete_record_at_scope(connection: AsyncConnection, *, id: str, scope: str) -> bool:
+    """Delete the record `id` only if it is held at `scope`; whether a row went."""
+    result = await connection.execute(delete(memory).where(memory.c.id == id, memory.c.scope == scope))
+    return result.rowcount > 0
+
+
+async def set_pinned(connection: AsyncConnection, *, id: str, pinned: bool) -> bool:
+    """Pin or unpin the record `id` (its text and times are untouched); whether it exists."""
+    result = await connection.execute(update(memory).where(memory.c.id == id).values(pinned=pinned))
+    return result.rowcount > 0
+
+
+async def insert_records(connection: AsyncConnection, records: Iterable[MemoryRecord]) -> None:
+    """Store records exactly as given (ids, times, pins), replacing any held at the same (scope, key).
+    For imports, fixtures and benchmarks; a record's creation time is taken to be its update time."""
+    rows = [
+        {
+            "id": r.id,
+            "scope": r.scope,
+            "key": r.key,
+            "text": r.text,
+            "origin_author": r.origin.author,
+            "origin_thread_id": r.origin.thread_id,
+            "origin_run_id": r.origin.run_id,
+            "origin_actor_ref": r.origin.actor_ref,
+            "pinned": r.pinned,
+            "created_at": r.updated_at,
+            "updated_at": r.updated_at,
+        }
+        for r in records
+    ]
+    if not rows:
+        return
+    displaced = delete(memory).where(
+        or_(
+            (memory.c.scope == bindparam("displaced_scope")) & (memory.c.key == bindparam("displaced_key")),
+            memory.c.id == bindparam("displaced_id"),
+        )
+    )
+    await connection.execute(
+        displaced, [{"displaced_scope": r["scope"], "displaced_key": r["key"], "displaced_id": r["id"]} for r in rows]
+    )
+    await connection.execute(memory.insert(), rows)
+
+
+_REWRITTEN = ("text", "origin_author", "origin_thread_id", "origin_run_id", "origin_actor_ref", "updated_at")
+
+
+def _upsert_statement(dialect_name: str, values: dict[str, Any]) -> Insert:
+    index = [memory.c.scope, memory.c.key]
+    if dialect_name == "postgresql":
+        pg = postgresql.insert(memory).values(values)
+        pg_upsert = pg.on_conflict_do_update(index_elements=index, set_={n: pg.excluded[n] for n in _REWRITTEN})
+        return pg_upsert.returning(*MEMORY_COLUMNS)
+    lite = sqlite.insert(memory).values(values)
+    lite_upsert = lite.on_conflict_do_update(index_elements=index, set_={n: lite.excluded[n] for n in _REWRITTEN})
+    return lite_upsert.returning(*MEMORY_COLUMNS)

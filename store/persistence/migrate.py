@@ -1,0 +1,68 @@
+"""Bringing a database's schema up to date with Alembic, from code or from `onfile db upgrade`.
+
+The migrations create the portable schema of `store.persistence.tables` plus each backend's full-text
+machinery (SQLite: the `memory_fts` FTS5 table and its triggers; PostgreSQL: the `search_vector`
+column and its GIN index), which `include_in_comparison` leaves out when the schema is compared.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import text
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from store.persistence.engine import open_engine, writing
+
+__all__ = ("MIGRATIONS", "alembic_config", "include_in_comparison", "upgrade", "upgrade_engine")
+
+MIGRATIONS = Path(__file__).parent / "migrations"
+
+# Any constant works: it names the lock every PostgreSQL migrator queues on.
+_MIGRATION_LOCK = 0x0F11E
+
+
+def alembic_config(connection: Connection | None = None) -> Config:
+    """Alembic's configuration for OnFile's migrations, bound to `connection` when given."""
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    if connection is not None:
+        config.attributes["connection"] = connection
+    return config
+
+
+def include_in_comparison(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
+    """False for the backend-specific full-text objects, which the portable models do not describe."""
+    if type_ == "table":
+        return not (name or "").startswith("memory_fts")
+    if type_ == "column":
+        return name != "search_vector"
+    if type_ == "index":
+        return name != "ix_agent_memory_search_vector"
+    return True
+
+
+async def upgrade_engine(engine: AsyncEngine, revision: str = "head") -> None:
+    """Migrate the database behind `engine` to `revision`, in one write transaction. Concurrent
+    migrators queue: SQLite's write lock, PostgreSQL's advisory lock."""
+    async with writing(engine) as connection:
+        if connection.dialect.name == "postgresql":
+            await connection.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": _MIGRATION_LOCK})
+        await connection.run_sync(_upgrade, revision)
+
+
+async def upgrade(database_url: str, revision: str = "head") -> None:
+    """Migrate the database at `database_url` to `revision` (the latest by default)."""
+    engine = open_engine(database_url)
+    try:
+        await upgrade_engine(engine, revision)
+    finally:
+        await engine.dispose()
+
+
+def _upgrade(connection: Connection, revision: str) -> None:
+    command.upgrade(alembic_config(connection), revision)

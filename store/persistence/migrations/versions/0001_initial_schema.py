@@ -1,0 +1,143 @@
+"""The initial schema: memories (with full-text search), run journal, conversation registry, audit
+trail and dashboard sessions.
+
+Revision ID: 0001
+Revises:
+Create Date: 2026-12-01
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+from sqlalchemy.dialects import postgresql
+
+from store.persistence.types import UtcDateTime
+
+revision = "0001"
+down_revision = None
+branch_labels = None
+depends_on = None
+
+JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
+ROW_NUMBER = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
+
+# FTS5 tokens are what `store.persistence.search.query_words` calls words: letters, digits and
+# the underscore, with diacritics kept, so "über" and "uber" stay different words as they do there.
+SQLITE_SEARCH = [
+    """CREATE VIRTUAL TABLE memory_fts USING fts5(
+        key, text, scope_token,
+        content = '',
+        tokenize = "unicode61 remove_diacritics 0 categories 'L* N*' tokenchars '_'"
+    )""",
+    """CREATE TRIGGER agent_memory_fts_insert AFTER INSERT ON agent_memory BEGIN
+        INSERT INTO memory_fts (rowid, key, text, scope_token)
+        VALUES (new.seq, new.key, new.text, 's' || lower(hex(new.scope)));
+    END""",
+    """CREATE TRIGGER agent_memory_fts_delete AFTER DELETE ON agent_memory BEGIN
+        INSERT INTO memory_fts (memory_fts, rowid, key, text, scope_token)
+        VALUES ('delete', old.seq, old.key, old.text, 's' || lower(hex(old.scope)));
+    END""",
+    """CREATE TRIGGER agent_memory_fts_update AFTER UPDATE OF key, text, scope ON agent_memory BEGIN
+        INSERT INTO memory_fts (memory_fts, rowid, key, text, scope_token)
+        VALUES ('delete', old.seq, old.key, old.text, 's' || lower(hex(old.scope)));
+        INSERT INTO memory_fts (rowid, key, text, scope_token)
+        VALUES (new.seq, new.key, new.text, 's' || lower(hex(new.scope)));
+    END""",
+]
+
+POSTGRESQL_SEARCH = [
+    """ALTER TABLE agent_memory ADD COLUMN search_vector tsvector
+        GENERATED ALWAYS AS (to_tsvector('simple', key || ' ' || text)) STORED""",
+    "CREATE INDEX ix_agent_memory_search_vector ON agent_memory USING gin (search_vector)",
+]
+
+
+def upgrade() -> None:
+    op.create_table(
+        "agent_memory",
+        sa.Column("seq", ROW_NUMBER, primary_key=True, autoincrement=True),
+        sa.Column("id", sa.Text(), nullable=False),
+        sa.Column("scope", sa.Text(), nullable=False),
+        sa.Column("key", sa.Text(), nullable=False),
+        sa.Column("text", sa.Text(), nullable=False),
+        sa.Column("origin_author", sa.Text(), nullable=False),
+        sa.Column("origin_thread_id", sa.Text(), nullable=True),
+        sa.Column("origin_run_id", sa.Text(), nullable=True),
+        sa.Column("origin_actor_ref", sa.Text(), nullable=True),
+        sa.Column("pinned", sa.Boolean(), server_default=sa.false(), nullable=False),
+        sa.Column("created_at", UtcDateTime(), nullable=False),
+        sa.Column("updated_at", UtcDateTime(), nullable=False),
+        sa.PrimaryKeyConstraint("seq", name="pk_agent_memory"),
+        sa.UniqueConstraint("id", name="uq_agent_memory_id"),
+        sa.UniqueConstraint("scope", "key", name="uq_agent_memory_scope_key"),
+        sa.CheckConstraint("origin_author IN ('human', 'agent')", name=op.f("ck_agent_memory_origin_author")),
+    )
+    op.create_table(
+        "run_journal",
+        sa.Column("run_id", sa.Text(), nullable=False),
+        sa.Column("position", sa.Text(), nullable=False),
+        sa.Column("payload", JSON, nullable=False),
+        sa.Column("created_at", UtcDateTime(), nullable=False),
+        sa.PrimaryKeyConstraint("run_id", "position", name="pk_run_journal"),
+    )
+    op.create_table(
+        "conversation_thread",
+        sa.Column("id", sa.Text(), nullable=False),
+        sa.Column("actor", sa.Text(), nullable=True),
+        sa.Column("deleted_at", UtcDateTime(), nullable=True),
+        sa.PrimaryKeyConstraint("id", name="pk_conversation_thread"),
+    )
+    op.create_table(
+        "conversation_run",
+        sa.Column("run_id", sa.Text(), nullable=False),
+        sa.Column("thread_id", sa.Text(), nullable=False),
+        sa.Column("actor", sa.Text(), nullable=True),
+        sa.Column("registered_at", UtcDateTime(), nullable=False),
+        sa.Column("dropped_at", UtcDateTime(), nullable=True),
+        sa.PrimaryKeyConstraint("run_id", name="pk_conversation_run"),
+        sa.ForeignKeyConstraint(
+            ["thread_id"], ["conversation_thread.id"], name="fk_conversation_run_thread_id_conversation_thread"
+        ),
+    )
+    op.create_index("ix_conversation_run_thread_id", "conversation_run", ["thread_id"])
+    op.create_table(
+        "audit_entry",
+        sa.Column("id", sa.Text(), nullable=False),
+        sa.Column("at", UtcDateTime(), nullable=False),
+        sa.Column("who", sa.Text(), nullable=False),
+        sa.Column("action", sa.Text(), nullable=False),
+        sa.Column("scope", sa.Text(), nullable=False),
+        sa.Column("key", sa.Text(), nullable=True),
+        sa.Column("before", JSON, nullable=True),
+        sa.Column("after", JSON, nullable=True),
+        sa.PrimaryKeyConstraint("id", name="pk_audit_entry"),
+    )
+    op.create_index("ix_audit_entry_scope_at", "audit_entry", ["scope", "at"])
+    op.create_table(
+        "dashboard_session",
+        sa.Column("id", sa.Text(), nullable=False),
+        sa.Column("data", JSON, nullable=False),
+        sa.Column("created_at", UtcDateTime(), nullable=False),
+        sa.Column("last_seen_at", UtcDateTime(), nullable=False),
+        sa.Column("expires_at", UtcDateTime(), nullable=False),
+        sa.PrimaryKeyConstraint("id", name="pk_dashboard_session"),
+    )
+    op.create_index("ix_dashboard_session_expires_at", "dashboard_session", ["expires_at"])
+    dialect = op.get_bind().dialect.name
+    for statement in SQLITE_SEARCH if dialect == "sqlite" else POSTGRESQL_SEARCH if dialect == "postgresql" else []:
+        op.execute(statement)
+
+
+def downgrade() -> None:
+    dialect = op.get_bind().dialect.name
+    if dialect == "sqlite":
+        for trigger in ("agent_memory_fts_insert", "agent_memory_fts_delete", "agent_memory_fts_update"):
+            op.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+        op.execute("DROP TABLE IF EXISTS memory_fts")
+    op.drop_table("dashboard_session")
+    op.drop_table("audit_entry")
+    op.drop_table("conversation_run")
+    op.drop_table("conversation_thread")
+    op.drop_table("run_journal")
+    op.drop_table("agent_memory")

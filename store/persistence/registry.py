@@ -1,0 +1,128 @@
+"""The conversation registry: which threads and runs OnFile has seen, and which are gone.
+
+A memory's origin points at a thread and a run. The registry answers whether that pointer still
+resolves, so the read-back can mark a dangling one; it never deletes a memory.
+
+Resolution rules:
+- an origin without a thread (a person's own write) always resolves;
+- a thread OnFile never heard of resolves: OnFile cannot know it is gone, and "unknown" must not read
+  as "deleted";
+- a deleted thread does not resolve, nor does any run in it;
+- a run the history ceiling dropped does not resolve; a run never registered, on a live thread, does.
+
+Deleting a thread or dropping a run leaves a tombstone, so it stays gone; registering a run on a
+deleted thread later does not bring the thread back.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import Insert, Table, literal, select, union_all, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from store.persistence.engine import reading, writing
+from store.persistence.tables import ConversationRunRow, ConversationThreadRow, table_of
+from store.persistence.types import utc_now
+
+__all__ = ("ConversationRegistry", "Origin")
+
+threads = table_of(ConversationThreadRow)
+runs = table_of(ConversationRunRow)
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """The conversation pointer of a memory's origin: a thread, and the run within it."""
+
+    thread_id: str | None
+    run_id: str | None = None
+
+
+class ConversationRegistry:
+    def __init__(self, engine: AsyncEngine, *, clock: Callable[[], datetime] = utc_now) -> None:
+        self._engine = engine
+        self._clock = clock
+
+    async def register_run(self, run_id: str, thread_id: str, actor_id: str) -> None:
+        """Record that `run_id` ran in `thread_id` for `actor_id`. Registering twice changes nothing."""
+        async with writing(self._engine) as connection:
+            await _ensure_thread(connection, thread_id, actor_id)
+            await connection.execute(
+                _insert_or_ignore(
+                    connection,
+                    runs,
+                    {"run_id": run_id, "thread_id": thread_id, "actor": actor_id, "registered_at": self._clock()},
+                )
+            )
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """Mark the thread deleted (a tombstone, known or not): its origins stop resolving."""
+        now = self._clock()
+        async with writing(self._engine) as connection:
+            await _ensure_thread(connection, thread_id, None)
+            await connection.execute(
+                update(threads).where(threads.c.id == thread_id, threads.c.deleted_at.is_(None)).values(deleted_at=now)
+            )
+
+    async def drop_runs(self, thread_id: str, run_ids: Iterable[str]) -> None:
+        """Mark runs dropped from `thread_id`'s history (registering the ones never seen)."""
+        wanted = list(dict.fromkeys(run_ids))
+        if not wanted:
+            return
+        now = self._clock()
+        async with writing(self._engine) as connection:
+            await _ensure_thread(connection, thread_id, None)
+            rows = [{"run_id": r, "thread_id": thread_id, "actor": None, "registered_at": now} for r in wanted]
+            await connection.execute(_insert_or_ignore(connection, runs, None), rows)
+            await connection.execute(
+                update(runs).where(runs.c.run_id.in_(wanted), runs.c.dropped_at.is_(None)).values(dropped_at=now)
+            )
+
+    async def origins_resolve(self, origins: Iterable[Origin]) -> frozenset[Origin]:
+        """Which of `origins` still resolve (see the module's rules), asking the database once."""
+        given = set(origins)
+        thread_ids = sorted({o.thread_id for o in given if o.thread_id is not None})
+        run_ids = sorted({o.run_id for o in given if o.thread_id is not None and o.run_id is not None})
+        if not thread_ids:
+            return frozenset(given)
+        gone_threads = select(literal("thread").label("kind"), threads.c.id.label("ref")).where(
+            threads.c.id.in_(thread_ids), threads.c.deleted_at.is_not(None)
+        )
+        parts = [gone_threads]
+        if run_ids:
+            parts.append(
+                select(literal("run").label("kind"), runs.c.run_id.label("ref")).where(
+                    runs.c.run_id.in_(run_ids), runs.c.dropped_at.is_not(None)
+                )
+            )
+        async with reading(self._engine) as connection:
+            result = await connection.execute(union_all(*parts) if len(parts) > 1 else gone_threads)
+            gone = {(kind, ref) for kind, ref in result.all()}
+        return frozenset(o for o in given if _resolves(o, gone))
+
+
+def _resolves(origin: Origin, gone: set[tuple[str, str]]) -> bool:
+    if origin.thread_id is None:
+        return True
+    if ("thread", origin.thread_id) in gone:
+        return False
+    return origin.run_id is None or ("run", origin.run_id) not in gone
+
+
+async def _ensure_thread(connection: AsyncConnection, thread_id: str, actor_id: str | None) -> None:
+    await connection.execute(
+        _insert_or_ignore(connection, threads, {"id": thread_id, "actor": actor_id, "deleted_at": None})
+    )
+
+
+def _insert_or_ignore(connection: AsyncConnection, table: Table, values: dict[str, object] | None) -> Insert:
+    """An insert that leaves an existing row (same primary key) as it is; `values` None for executemany."""
+    if connection.dialect.name == "postgresql":
+        pg = postgresql.insert(table)
+        return (pg if values is None else pg.values(values)).on_conflict_do_nothing()
+    lite = sqlite.insert(table)
+    return (lite if values is None else lite.values(values)).on_conflict_do_nothing()

@@ -1,0 +1,90 @@
+"""Dashboard sessions: an unguessable id, the web layer's data, and an expiry that use extends."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, insert, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from store.persistence.engine import reading, writing
+from store.persistence.tables import DashboardSessionRow, table_of
+from store.persistence.types import utc_now
+
+__all__ = ("DashboardSession", "DashboardSessions")
+
+sessions = table_of(DashboardSessionRow)
+
+
+@dataclass(frozen=True, slots=True)
+class DashboardSession:
+    id: str
+    data: Any
+    created_at: datetime
+    last_seen_at: datetime
+    expires_at: datetime
+
+
+class DashboardSessions:
+    """Sessions that expire `ttl` after they were last seen. An expired session is never returned,
+    even before `delete_expired` has swept it away."""
+
+    def __init__(self, engine: AsyncEngine, *, clock: Callable[[], datetime] = utc_now) -> None:
+        self._engine = engine
+        self._clock = clock
+
+    async def create(self, data: Any, *, ttl: timedelta) -> DashboardSession:
+        """A new session holding `data`; its id has 256 random bits."""
+        now = self._clock()
+        session = DashboardSession(
+            id=secrets.token_urlsafe(32), data=data, created_at=now, last_seen_at=now, expires_at=now + ttl
+        )
+        async with writing(self._engine) as connection:
+            await connection.execute(
+                insert(sessions).values(
+                    id=session.id,
+                    data=data,
+                    created_at=session.created_at,
+                    last_seen_at=session.last_seen_at,
+                    expires_at=session.expires_at,
+                )
+            )
+        return session
+
+    async def get(self, id: str) -> DashboardSession | None:
+        """The live session `id`, or None when there is none or it has expired."""
+        statement = select(
+            sessions.c.id, sessions.c.data, sessions.c.created_at, sessions.c.last_seen_at, sessions.c.expires_at
+        ).where(sessions.c.id == id, sessions.c.expires_at > self._clock())
+        async with reading(self._engine) as connection:
+            row = (await connection.execute(statement)).first()
+        return None if row is None else DashboardSession(*row)
+
+    async def touch(self, id: str, *, ttl: timedelta, data: Any = None) -> bool:
+        """Mark a live session seen now and push its expiry to `ttl` from now (replacing its data when
+        `data` is given); False when it does not exist or has already expired."""
+        now = self._clock()
+        values: dict[str, Any] = {"last_seen_at": now, "expires_at": now + ttl}
+        if data is not None:
+            values["data"] = data
+        async with writing(self._engine) as connection:
+            result = await connection.execute(
+                update(sessions).where(sessions.c.id == id, sessions.c.expires_at > now).values(values)
+            )
+        return result.rowcount > 0
+
+    async def delete(self, id: str) -> bool:
+        """End the session `id` (signing out); whether it existed."""
+        async with writing(self._engine) as connection:
+            result = await connection.execute(delete(sessions).where(sessions.c.id == id))
+        return result.rowcount > 0
+
+    async def delete_expired(self) -> int:
+        """Sweep every expired session; how many went."""
+        async with writing(self._engine) as connection:
+            result = await connection.execute(delete(sessions).where(sessions.c.expires_at <= self._clock()))
+        return result.rowcount

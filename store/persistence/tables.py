@@ -1,0 +1,159 @@
+"""The tables, as SQLAlchemy rows. Only `store.persistence` may import this module.
+
+The migrations under `migrations/` create exactly this schema (a test compares them), plus the
+full-text machinery each backend needs, which is not part of the portable schema: on SQLite the
+`memory_fts` FTS5 table and its triggers, on PostgreSQL the generated `search_vector` column and its
+GIN index.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    UniqueConstraint,
+    false,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+from store.persistence.types import UtcDateTime
+
+__all__ = (
+    "AuditEntryRow",
+    "ConversationRunRow",
+    "ConversationThreadRow",
+    "DashboardSessionRow",
+    "MemoryRow",
+    "RunCheckpointRow",
+    "TableBase",
+    "table_of",
+)
+
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+Json = JSON().with_variant(JSONB(), "postgresql")
+# SQLite aliases the rowid only for a column declared exactly INTEGER PRIMARY KEY; the full-text
+# index is keyed by that rowid, so it must be stable (an un-aliased rowid may change on VACUUM).
+RowNumber = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class TableBase(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: dict[Any, Any] = {datetime: UtcDateTime, str: Text}  # noqa: RUF012
+
+
+class MemoryRow(TableBase):
+    """One keyed fact at one scope; at most one per (scope, key).
+
+    `seq` is internal (the full-text index's row key); `id` is the public, unguessable handle. The
+    unique (scope, key) index leads with scope, so it is also the index every `scope IN (…)` read
+    uses: a second index on scope alone would only slow writes. The origin's thread and run are
+    pointers that may dangle — no foreign key, no cascade: a history ceiling must never erase a fact.
+    """
+
+    __tablename__ = "agent_memory"
+    __table_args__ = (
+        UniqueConstraint("scope", "key"),
+        CheckConstraint("origin_author IN ('human', 'agent')", name="origin_author"),
+    )
+
+    seq: Mapped[int] = mapped_column(RowNumber, primary_key=True, autoincrement=True)
+    id: Mapped[str] = mapped_column(unique=True)
+    scope: Mapped[str]
+    key: Mapped[str]
+    text: Mapped[str]
+    origin_author: Mapped[str]
+    origin_thread_id: Mapped[str | None]
+    origin_run_id: Mapped[str | None]
+    origin_actor_ref: Mapped[str | None]
+    pinned: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    created_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+
+
+class RunCheckpointRow(TableBase):
+    """A run's journal: the stored answer at each (run, position), written once and then only read."""
+
+    __tablename__ = "run_journal"
+
+    run_id: Mapped[str] = mapped_column(primary_key=True)
+    position: Mapped[str] = mapped_column(primary_key=True)
+    payload: Mapped[Any] = mapped_column(Json)
+    created_at: Mapped[datetime]
+
+
+class ConversationThreadRow(TableBase):
+    """A conversation OnFile has heard of. A deleted thread stays as a tombstone (`deleted_at`), so the
+    origins pointing into it can be shown as dangling."""
+
+    __tablename__ = "conversation_thread"
+
+    id: Mapped[str] = mapped_column(primary_key=True)
+    actor: Mapped[str | None]
+    deleted_at: Mapped[datetime | None]
+
+
+class ConversationRunRow(TableBase):
+    """A turn OnFile has heard of (registered when its digest is resolved); `dropped_at` when the
+    history ceiling dropped it from its thread."""
+
+    __tablename__ = "conversation_run"
+    __table_args__ = (Index(None, "thread_id"),)
+
+    run_id: Mapped[str] = mapped_column(primary_key=True)
+    thread_id: Mapped[str] = mapped_column(ForeignKey("conversation_thread.id"))
+    actor: Mapped[str | None]
+    registered_at: Mapped[datetime]
+    dropped_at: Mapped[datetime | None]
+
+
+class AuditEntryRow(TableBase):
+    """One human act on memory: who did what, at which scope and key, with the before and after."""
+
+    __tablename__ = "audit_entry"
+    __table_args__ = (Index(None, "scope", "at"),)
+
+    id: Mapped[str] = mapped_column(primary_key=True)
+    at: Mapped[datetime]
+    who: Mapped[str]
+    action: Mapped[str]
+    scope: Mapped[str]
+    key: Mapped[str | None]
+    before: Mapped[Any | None] = mapped_column(Json)
+    after: Mapped[Any | None] = mapped_column(Json)
+
+
+class DashboardSessionRow(TableBase):
+    """A signed-in dashboard session. `data` is whatever the web layer keeps in it."""
+
+    __tablename__ = "dashboard_session"
+    __table_args__ = (Index(None, "expires_at"),)
+
+    id: Mapped[str] = mapped_column(primary_key=True)
+    data: Mapped[Any] = mapped_column(Json)
+    created_at: Mapped[datetime]
+    last_seen_at: Mapped[datetime]
+    expires_at: Mapped[datetime]
+
+
+def table_of(row: type[TableBase]) -> Table:
+    """The Core table behind a row class, typed as one (for statements built with Core)."""
+    return cast(Table, row.__table__)
