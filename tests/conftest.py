@@ -12,7 +12,7 @@ import asyncio
 import itertools
 import os
 import shutil
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Generator, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -34,14 +34,16 @@ BACKENDS = [pytest.param("sqlite", id="sqlite"), pytest.param("postgres", id="po
 PROVIDERS = [pytest.param("in_memory", id="in_memory"), *BACKENDS]
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """Under CI=true a skipped PostgreSQL test fails: CI must never pass without running them."""
-    outcome = yield
-    report: pytest.TestReport = outcome.get_result()
+    report = yield
     if IN_CI and report.skipped and item.get_closest_marker("postgres") is not None:
         report.outcome = "failed"
         report.longrepr = f"PostgreSQL test skipped under CI=true: {report.longrepr}"
+    return report
 
 
 @dataclass
@@ -105,6 +107,18 @@ def _fresh_database(request: pytest.FixtureRequest, tmp_path: Path, backend: str
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A freshly migrated, empty database on each backend."""
     yield from _fresh_database(request, tmp_path, request.param)
+
+
+@pytest.fixture
+def sqlite_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A freshly migrated, empty SQLite database, for what only SQLite has."""
+    yield from _fresh_database(request, tmp_path, "sqlite")
+
+
+@pytest.fixture
+def postgres_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A freshly migrated, empty PostgreSQL database (mark the test `postgres`)."""
+    yield from _fresh_database(request, tmp_path, "postgres")
 
 
 @pytest.fixture

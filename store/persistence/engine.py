@@ -15,7 +15,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 __all__ = (
@@ -25,6 +25,7 @@ __all__ = (
     "database_url_from_environment",
     "is_sqlite",
     "open_engine",
+    "printable_url",
     "reading",
     "writing",
 )
@@ -43,6 +44,11 @@ _WRITE_OPTION = "onfile_write"
 def database_url_from_environment() -> str:
     """`ONFILE_DATABASE_URL` when set, otherwise the embedded SQLite default."""
     return os.environ.get(DATABASE_URL_VARIABLE) or DEFAULT_DATABASE_URL
+
+
+def printable_url(database_url: str) -> str:
+    """`database_url` as it may be shown or logged: any password masked."""
+    return make_url(database_url).render_as_string(hide_password=True)
 
 
 def open_engine(database_url: str, **engine_options: Any) -> AsyncEngine:

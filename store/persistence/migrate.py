@@ -7,6 +7,7 @@ column and its GIN index), which `include_in_comparison` leaves out when the sch
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.persistence.engine import open_engine, writing
 
-__all__ = ("MIGRATIONS", "alembic_config", "include_in_comparison", "upgrade", "upgrade_engine")
+__all__ = ("MIGRATIONS", "alembic_config", "downgrade_engine", "include_in_comparison", "upgrade", "upgrade_engine")
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -47,12 +48,14 @@ def include_in_comparison(obj: Any, name: str | None, type_: str, reflected: boo
 
 
 async def upgrade_engine(engine: AsyncEngine, revision: str = "head") -> None:
-    """Migrate the database behind `engine` to `revision`, in one write transaction. Concurrent
+    """Migrate the database behind `engine` up to `revision`, in one write transaction. Concurrent
     migrators queue: SQLite's write lock, PostgreSQL's advisory lock."""
-    async with writing(engine) as connection:
-        if connection.dialect.name == "postgresql":
-            await connection.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": _MIGRATION_LOCK})
-        await connection.run_sync(_upgrade, revision)
+    await _migrate(engine, command.upgrade, revision)
+
+
+async def downgrade_engine(engine: AsyncEngine, revision: str) -> None:
+    """Migrate the database behind `engine` down to `revision` (`base`: nothing of OnFile's left)."""
+    await _migrate(engine, command.downgrade, revision)
 
 
 async def upgrade(database_url: str, revision: str = "head") -> None:
@@ -64,5 +67,8 @@ async def upgrade(database_url: str, revision: str = "head") -> None:
         await engine.dispose()
 
 
-def _upgrade(connection: Connection, revision: str) -> None:
-    command.upgrade(alembic_config(connection), revision)
+async def _migrate(engine: AsyncEngine, step: Callable[[Config, str], None], revision: str) -> None:
+    async with writing(engine) as connection:
+        if connection.dialect.name == "postgresql":
+            await connection.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": _MIGRATION_LOCK})
+        await connection.run_sync(lambda sync: step(alembic_config(sync), revision))

@@ -1,0 +1,111 @@
+"""The audit trail and dashboard sessions."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from store.persistence.audit import AuditTrail
+from store.persistence.sessions import DashboardSessions
+from tests.conftest import Clock
+
+TTL = timedelta(hours=1)
+
+
+async def test_the_audit_trail_keeps_who_did_what_with_before_and_after(engine: AsyncEngine, clock: Clock) -> None:
+    trail = AuditTrail(engine, clock=clock)
+    before = {"text": "the fiscal year starts in October", "pinned": False}
+    after = {"text": "the fiscal year starts in April", "pinned": True}
+
+    written = await trail.append(
+        who="lena", action="edit", scope="tenant:berlin", key="fiscal-year", before=before, after=after
+    )
+
+    (entry,) = await trail.at_scopes(["tenant:berlin"])
+    assert entry == written
+    assert (entry.who, entry.action, entry.scope, entry.key, entry.at) == (
+        "lena",
+        "edit",
+        "tenant:berlin",
+        "fiscal-year",
+        clock.now,
+    )
+    assert (entry.before, entry.after) == (before, after)
+
+
+async def test_the_audit_trail_lists_only_the_scopes_asked_for_newest_first(engine: AsyncEngine, clock: Clock) -> None:
+    trail = AuditTrail(engine, clock=clock)
+    await trail.append(who="lena", action="write", scope="tenant:berlin", key="a", after={"text": "one"})
+    clock.advance(minutes=1)
+    await trail.append(who="otto", action="write", scope="tenant:hamburg", key="b", after={"text": "two"})
+    clock.advance(minutes=1)
+    await trail.append(who="lena", action="delete", scope="tenant:berlin", key="a", before={"text": "one"})
+    clock.advance(minutes=1)
+    await trail.append(who="lena", action="preview", scope="actor:ada", key=None)
+
+    berlin = await trail.at_scopes(["tenant:berlin", "actor:ada"])
+
+    assert [(e.action, e.scope) for e in berlin] == [
+        ("preview", "actor:ada"),
+        ("delete", "tenant:berlin"),
+        ("write", "tenant:berlin"),
+    ]
+    assert [e.action for e in await trail.at_scopes(["tenant:berlin"], limit=1)] == ["delete"]
+    assert await trail.at_scopes([]) == []
+
+
+async def test_the_audit_trail_refuses_an_unknown_action(engine: AsyncEngine) -> None:
+    with pytest.raises(ValueError, match="unknown audit action"):
+        await AuditTrail(engine).append(who="lena", action="erase", scope="global", key="k")  # type: ignore[arg-type]
+
+
+async def test_a_session_is_created_read_and_ended(engine: AsyncEngine, clock: Clock) -> None:
+    sessions = DashboardSessions(engine, clock=clock)
+
+    created = await sessions.create({"actor": "ada", "csrf": "x"}, ttl=TTL)
+
+    assert len(created.id) >= 40
+    assert await sessions.get(created.id) == created
+    assert await sessions.delete(created.id)
+    assert await sessions.get(created.id) is None
+    assert not await sessions.delete(created.id)
+
+
+async def test_touching_a_session_extends_it_and_may_replace_its_data(engine: AsyncEngine, clock: Clock) -> None:
+    sessions = DashboardSessions(engine, clock=clock)
+    created = await sessions.create({"actor": "ada"}, ttl=TTL)
+    clock.advance(minutes=50)
+
+    assert await sessions.touch(created.id, ttl=TTL, data={"actor": "ada", "flash": "saved"})
+    clock.advance(minutes=50)
+
+    live = await sessions.get(created.id)
+    assert live is not None
+    assert (live.data, live.last_seen_at, live.created_at) == (
+        {"actor": "ada", "flash": "saved"},
+        clock.now - timedelta(minutes=50),
+        created.created_at,
+    )
+
+
+async def test_an_expired_session_is_gone_before_and_after_the_sweep(engine: AsyncEngine, clock: Clock) -> None:
+    sessions = DashboardSessions(engine, clock=clock)
+    old = await sessions.create({"actor": "ada"}, ttl=TTL)
+    clock.advance(minutes=30)
+    young = await sessions.create({"actor": "bea"}, ttl=TTL)
+    clock.advance(minutes=31)
+
+    assert await sessions.get(old.id) is None
+    assert not await sessions.touch(old.id, ttl=TTL), "an expired session cannot be revived"
+    assert await sessions.delete_expired() == 1
+    assert await sessions.get(young.id) == young
+    assert await sessions.delete_expired() == 0
+
+
+async def test_session_ids_are_unguessable_and_distinct(engine: AsyncEngine) -> None:
+    sessions = DashboardSessions(engine)
+    ids = {(await sessions.create({}, ttl=TTL)).id for _ in range(20)}
+
+    assert len(ids) == 20

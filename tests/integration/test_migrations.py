@@ -1,0 +1,85 @@
+"""The migrations build exactly the schema the models describe, plus each backend's search machinery."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import inspect
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from store.persistence.engine import is_sqlite
+from store.persistence.migrate import downgrade_engine, include_in_comparison, upgrade_engine
+from store.persistence.tables import TableBase
+
+
+def _differences(connection: Connection) -> list[Any]:
+    context = MigrationContext.configure(
+        connection, opts={"include_object": include_in_comparison, "compare_type": True}
+    )
+    return list(compare_metadata(context, TableBase.metadata))
+
+
+def _schema(connection: Connection) -> dict[str, Any]:
+    inspector = inspect(connection)
+    tables = set(inspector.get_table_names())
+    return {
+        "tables": tables,
+        "memory_columns": {c["name"] for c in inspector.get_columns("agent_memory")},
+        "memory_indexes": {i["name"] for i in inspector.get_indexes("agent_memory")},
+    }
+
+
+async def test_the_migrations_produce_exactly_the_models_schema(engine: AsyncEngine) -> None:
+    async with engine.connect() as connection:
+        differences = await connection.run_sync(_differences)
+
+    assert differences == []
+
+
+async def test_the_comparison_notices_a_schema_that_differs(engine: AsyncEngine) -> None:
+    async with engine.begin() as connection:
+        await connection.exec_driver_sql("DROP TABLE dashboard_session")
+        differences = await connection.run_sync(_differences)
+
+    assert [d[0] for d in differences if d[0] == "add_table"] == ["add_table"]
+
+
+async def test_each_backend_gets_its_full_text_machinery(engine: AsyncEngine) -> None:
+    async with engine.connect() as connection:
+        schema = await connection.run_sync(_schema)
+        if is_sqlite(engine):
+            triggers = await connection.exec_driver_sql("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+            names = {name for (name,) in triggers.all()}
+
+    if is_sqlite(engine):
+        assert "memory_fts" in schema["tables"]
+        assert names == {"agent_memory_fts_insert", "agent_memory_fts_delete", "agent_memory_fts_update"}
+    else:
+        assert "search_vector" in schema["memory_columns"]
+        assert "ix_agent_memory_search_vector" in schema["memory_indexes"]
+
+
+async def test_upgrading_an_up_to_date_database_changes_nothing(engine: AsyncEngine) -> None:
+    await upgrade_engine(engine)
+
+    async with engine.connect() as connection:
+        assert await connection.run_sync(_differences) == []
+        version = await connection.exec_driver_sql("SELECT version_num FROM alembic_version")
+        assert version.scalars().all() == ["0001"]
+
+
+async def test_the_migrations_downgrade_to_nothing_and_back(engine: AsyncEngine) -> None:
+    await downgrade_engine(engine, "base")
+    async with engine.connect() as connection:
+        assert (await connection.run_sync(_schema_tables)) <= {"alembic_version"}
+
+    await upgrade_engine(engine)
+    async with engine.connect() as connection:
+        assert await connection.run_sync(_differences) == []
+
+
+def _schema_tables(connection: Connection) -> set[str]:
+    return set(inspect(connection).get_table_names())
