@@ -21,6 +21,7 @@ from store.domain import (
     Verdict,
     build_memory_block,
     check_memory_input,
+    in_render_order,
     memory_forget_verdict,
     memory_write_verdict,
     neutralise,
@@ -32,9 +33,11 @@ from store.domain import (
 )
 from store.in_memory import InMemoryMemoryProvider
 from store.memory import (
+    ForgetOutcome,
     MemoryConfig,
     TurnMemory,
     WriteOutcome,
+    forget_memory,
     memories_on_file,
     memory_for_turn,
     offer_memories,
@@ -55,6 +58,7 @@ __all__ = (
     "DiagnosticEvent",
     "Diagnostics",
     "DigestEntry",
+    "ForgetOutcome",
     "InMemoryMemoryProvider",
     "MemoryConfig",
     "MemoryDigest",
@@ -75,6 +79,8 @@ __all__ = (
     "WriteRefusedError",
     "build_memory_block",
     "check_memory_input",
+    "in_render_order",
+    "forget_memory",
     "memories_on_file",
     "memory_for_turn",
     "memory_forget_verdict",

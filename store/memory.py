@@ -7,10 +7,10 @@ This module sequences the I/O (the resolver and the provider) around the pure ru
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from store.diagnostics import DIAGNOSTICS, Diagnostics, MemoryResolved, MemoryWritten
-from store.domain.authority import memory_write_verdict
+from store.domain.authority import memory_forget_verdict, memory_write_verdict
 from store.domain.block import build_memory_block
 from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest
 from store.domain.remember import DEFAULT_MAX_FACT_CHARS, check_memory_input, remember_tool
@@ -19,9 +19,11 @@ from store.domain.types import MemoryDigest, MemoryOrigin, MemoryRecord, ScopeCo
 from store.provider import MemoryProvider, SearchableMemoryProvider, WritableMemoryProvider, WriteRefusedError
 
 __all__ = (
+    "ForgetOutcome",
     "MemoryConfig",
     "TurnMemory",
     "WriteOutcome",
+    "forget_memory",
     "memories_on_file",
     "memory_for_turn",
     "offer_memories",
@@ -154,3 +156,34 @@ async def write_memory(
         return WriteOutcome(ok=False, error=str(refused))
     config.diagnostics.publish(MemoryWritten(run_id=run_id, scope=scope, chars=len(checked.fact)))
     return WriteOutcome(ok=True, record=record)
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetOutcome:
+    """What became of a request to forget one memory.
+
+    `not_found` covers an unknown id, another person's memory and a record beaten by a narrower one
+    alike, with one message, so the answer cannot be used to learn what is on file about others.
+    `refused` is a memory the person can see but that is held at a wider scope.
+    """
+
+    status: Literal["forgotten", "refused", "not_found"]
+    reason: str
+
+
+NOT_ON_FILE = "There is no memory with that id on file for you."
+
+
+async def forget_memory(config: MemoryConfig, ctx: ScopeContext, id: str) -> ForgetOutcome:
+    """A person forgets one of the memories they can see: allowed at their own scope only, and
+    needing nobody's permission there (`memory_forget_verdict` takes no elevation)."""
+    visible = {entry.record.id: entry.record for entry in (await memories_on_file(config, ctx)).entries}
+    record = visible.get(id)
+    if record is None:
+        return ForgetOutcome(status="not_found", reason=NOT_ON_FILE)
+    verdict = memory_forget_verdict(scope=record.scope, actor=ctx.actor)
+    if not verdict.allowed:
+        return ForgetOutcome(status="refused", reason=verdict.reason)
+    if not await config.provider.forget(id=id, ctx=ctx):
+        return ForgetOutcome(status="not_found", reason=NOT_ON_FILE)
+    return ForgetOutcome(status="forgotten", reason=verdict.reason)

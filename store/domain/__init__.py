@@ -1,7 +1,7 @@
 """The rules of memory, pure: data in, decisions with reasons out. No I/O, no clock, no framework."""
 
 from store.domain.authority import Verdict, memory_forget_verdict, memory_write_verdict
-from store.domain.block import build_memory_block, neutralise
+from store.domain.block import build_memory_block, in_render_order, neutralise
 from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest
 from store.domain.remember import (
     DEFAULT_MAX_FACT_CHARS,
@@ -50,6 +50,7 @@ __all__ = (
     "Verdict",
     "build_memory_block",
     "check_memory_input",
+    "in_render_order",
     "memory_forget_verdict",
     "memory_write_verdict",
     "neutralise",

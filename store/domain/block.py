@@ -26,6 +26,7 @@ __all__ = (
     "REMEMBER_INVITATION",
     "STATED_HEADING",
     "build_memory_block",
+    "in_render_order",
     "neutralise",
 )
 
@@ -82,12 +83,7 @@ def build_memory_block(digest: MemoryDigest, *, writable: bool) -> str:
     selected; the invitation to `remember` only when the provider can write."""
     if not digest.entries:
         return ""
-    ranks = scope_ranks(digest.scopes)
-
-    def render_order(entry: DigestEntry) -> tuple[bool, int, str]:
-        return (not entry.pinned, ranks.get(entry.scope, len(ranks)), entry.key)
-
-    ordered = sorted(digest.entries, key=render_order)
+    ordered = in_render_order(digest)
     stated = [e for e in ordered if e.author == "human"]
     concluded = [e for e in ordered if e.author != "human"]
 
@@ -103,6 +99,16 @@ def build_memory_block(digest: MemoryDigest, *, writable: bool) -> str:
                 lines.extend(_entry_lines(entry))
     lines.append(BLOCK_CLOSE)
     return "\n".join(lines)
+
+
+def in_render_order(digest: MemoryDigest) -> list[DigestEntry]:
+    """Pinned first, then scope order (narrowest first), then key: the order people and the model read."""
+    ranks = scope_ranks(digest.scopes)
+
+    def order(entry: DigestEntry) -> tuple[bool, int, str]:
+        return (not entry.pinned, ranks.get(entry.scope, len(ranks)), entry.key)
+
+    return sorted(digest.entries, key=order)
 
 
 def _entry_lines(entry: DigestEntry) -> list[str]:

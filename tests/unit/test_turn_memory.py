@@ -15,6 +15,7 @@ from store import (
     MemoryRecord,
     MemoryResolved,
     ScopeContext,
+    forget_memory,
     memories_on_file,
     memory_for_turn,
     offer_memories,
@@ -157,3 +158,59 @@ async def test_a_read_only_provider_is_offered_no_tool_and_no_invitation() -> No
 def test_a_config_refuses_a_ceiling_below_one(field: str, value: int) -> None:
     with pytest.raises(ValueError, match=f"{field} must be at least 1"):
         MemoryConfig(provider=InMemoryMemoryProvider(), **{field: value})  # type: ignore[arg-type]
+
+
+async def test_a_person_forgets_their_own_memory_and_the_wider_value_is_revealed() -> None:
+    mine = make_record("units", "miles", "actor:ada", id="mem_mine")
+    org = make_record("units", "kilometres", "tenant:berlin", author="human", id="mem_org")
+    config = MemoryConfig(provider=InMemoryMemoryProvider([mine, org]))
+
+    outcome = await forget_memory(config, CTX, "mem_mine")
+
+    assert outcome.status == "forgotten"
+    (left,) = (await memories_on_file(config, CTX)).entries
+    assert left.record.id == "mem_org"
+
+
+@pytest.mark.parametrize(
+    ("target", "status"),
+    [
+        ("mem_org", "refused"),  # visible, but held at a wider scope
+        ("mem_beaten", "not_found"),  # beaten by a narrower record: not what the person sees
+        ("mem_bob", "not_found"),  # another person's
+        ("mem_hamburg", "not_found"),  # another organisation's
+        ("mem_nope", "not_found"),  # unknown
+    ],
+)
+async def test_forgetting_what_is_not_yours_is_refused_or_not_found(target: str, status: str) -> None:
+    config = MemoryConfig(
+        provider=InMemoryMemoryProvider(
+            [
+                make_record("tone", "short", "tenant:berlin", author="human", id="mem_org"),
+                make_record("units", "miles", "actor:ada", id="mem_mine"),
+                make_record("units", "kilometres", "global", author="human", id="mem_beaten"),
+                make_record("tone", "long", "actor:bob", id="mem_bob"),
+                make_record("labels", "customer first", "tenant:hamburg", author="human", id="mem_hamburg"),
+            ]
+        )
+    )
+
+    outcome = await forget_memory(config, CTX, target)
+
+    assert outcome.status == status
+    if status == "not_found":
+        assert outcome.reason == "There is no memory with that id on file for you."
+    else:
+        assert "managed by its administrators" in outcome.reason
+    assert len((await memories_on_file(config, CTX)).entries) == 2
+
+
+async def test_a_memory_forgotten_meanwhile_is_not_found() -> None:
+    class Racing(InMemoryMemoryProvider):
+        async def forget(self, *, id: str, ctx: ScopeContext) -> bool:
+            await super().forget(id=id, ctx=ctx)
+            return False  # another tab forgot it first
+
+    config = MemoryConfig(provider=Racing([make_record(id="mem_mine")]))
+
+    assert (await forget_memory(config, CTX, "mem_mine")).status == "not_found"

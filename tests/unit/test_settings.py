@@ -1,0 +1,74 @@
+"""Settings: strict parsing, the environment over `.env` over defaults, and documentation that cannot drift."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from web.app import PROJECT_ROOT
+from web.settings import Settings, SettingsError, read_dotenv
+
+
+def test_env_example_lists_exactly_the_settings_with_their_defaults() -> None:
+    example = read_dotenv(PROJECT_ROOT / ".env.example")
+
+    assert tuple(example) == Settings.names()
+    assert Settings.from_mapping(example) == Settings()
+
+
+def test_the_readme_documents_every_setting() -> None:
+    readme = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+
+    documented = set(re.findall(r"`(ONFILE_[A-Z_]+)`", readme))
+    assert set(Settings.names()) <= documented
+
+
+def test_the_environment_wins_over_dotenv_which_wins_over_defaults(tmp_path: Path) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text('ONFILE_MAX_MEMORIES=30\nONFILE_BASE_URL="https://onfile.example.com"\n# a comment\n\n')
+
+    settings = Settings.load({"ONFILE_MAX_MEMORIES": "40", "PATH": "/bin"}, dotenv)
+
+    assert settings.max_memories == 40
+    assert settings.base_url == "https://onfile.example.com"
+    assert settings.secure_cookies
+    assert settings.max_fact_chars == 240
+
+
+def test_a_missing_dotenv_is_fine() -> None:
+    assert Settings.load({}, Path("/nonexistent/.env")) == Settings()
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"ONFILE_MAX_MEMORY": "3"}, "Unknown setting ONFILE_MAX_MEMORY"),
+        ({"ONFILE_MAX_MEMORIES": "twenty"}, "ONFILE_MAX_MEMORIES must be a whole number"),
+        ({"ONFILE_MAX_MEMORIES": "0"}, "ONFILE_MAX_MEMORIES must be at least 1"),
+        ({"ONFILE_BASE_URL": "http://x/"}, "without a trailing slash"),
+        ({"ONFILE_BASE_URL": "ftp://x"}, "http(s) address"),
+        ({"ONFILE_CONVERSATION_URL": "https://chat/{run_id}"}, "must contain {thread_id}"),
+    ],
+)
+def test_bad_values_fail_at_start_up_naming_the_setting(values: dict[str, str], message: str) -> None:
+    with pytest.raises(SettingsError, match=re.escape(message)):
+        Settings.from_mapping(values)
+
+
+def test_a_malformed_dotenv_line_is_reported_with_its_line_number(tmp_path: Path) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("ONFILE_MAX_MEMORIES=3\nnot a setting\n")
+
+    with pytest.raises(SettingsError, match=r"\.env:2: expected KEY=value"):
+        read_dotenv(dotenv)
+
+
+def test_serving_needs_a_long_secret_and_a_provider() -> None:
+    with pytest.raises(SettingsError, match="ONFILE_SECRET_KEY, ONFILE_OIDC_ISSUER"):
+        Settings().require_server_settings()
+    with pytest.raises(SettingsError, match="at least 32 characters"):
+        Settings(
+            secret_key="short", oidc_issuer="http://i", oidc_client_id="c", oidc_client_secret="s"
+        ).require_server_settings()

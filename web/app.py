@@ -1,0 +1,116 @@
+"""The dashboard and its APIs as one Litestar application: `create_app(settings)`."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+from jinja2 import StrictUndefined
+from litestar import Litestar, Request, Response, get
+from litestar.datastructures import State
+from litestar.di import Provide
+from litestar.logging import LoggingConfig
+from litestar.openapi import OpenAPIConfig
+from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.plugins.htmx import HTMXPlugin, HTMXRequest
+from litestar.plugins.jinja import JinjaTemplateEngine
+from litestar.static_files import create_static_files_router
+from litestar.template import TemplateConfig
+
+from web.auth.oidc import OidcClient, TransactionSealer
+from web.auth.routes import callback, login, logout, signed_out
+from web.errors import LoginRequiredError, login_required_handler
+from web.readback import delete_memory, list_memories
+from web.security import csrf_failure, security_headers
+from web.services import Services, open_services
+from web.settings import Settings
+from web.viewer import provide_viewer
+
+__all__ = ("PROJECT_ROOT", "create_app")
+
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+@get("/healthz", name="healthz", include_in_schema=False)
+async def healthz() -> dict[str, str]:
+    return {"status": "ok"}
+
+
+def create_app(settings: Settings, *, services: Services | None = None) -> Litestar:
+    """The application. It opens its own services (database, repositories) on start and closes them on
+    stop, unless the caller hands it ready ones (tests), which the caller then closes."""
+    settings.require_server_settings()
+    holder: dict[str, Any] = {}
+    oidc = OidcClient(
+        issuer=settings.oidc_issuer,
+        client_id=settings.oidc_client_id,
+        client_secret=settings.oidc_client_secret,
+        redirect_uri=f"{settings.base_url}/auth/callback",
+        scopes=settings.oidc_scopes,
+        tenant_claim=settings.oidc_tenant_claim,
+        roles_claim=settings.oidc_roles_claim,
+    )
+    sealer = TransactionSealer(settings.secret_key)
+    headers = security_headers(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: Litestar) -> AsyncIterator[None]:
+        holder["services"] = services or await open_services(settings)
+        try:
+            yield
+        finally:
+            await oidc.aclose()
+            if services is None:
+                await holder["services"].close()
+
+    def provide_services() -> Services:
+        return holder["services"]  # type: ignore[no-any-return]
+
+    async def before_request(request: Request[Any, Any, State]) -> Response[str] | None:
+        return await csrf_failure(request, settings)
+
+    async def after_request(response: Response[Any]) -> Response[Any]:
+        for name, value in headers.items():
+            response.headers.setdefault(name, value)
+        return response
+
+    def configure_jinja(engine: JinjaTemplateEngine) -> None:
+        engine.engine.undefined = StrictUndefined
+
+    return Litestar(
+        route_handlers=[
+            healthz,
+            login,
+            callback,
+            logout,
+            signed_out,
+            list_memories,
+            delete_memory,
+            create_static_files_router(path="/static", directories=[PROJECT_ROOT / "static"], name="static"),
+        ],
+        dependencies={
+            "services": Provide(provide_services, sync_to_thread=False),
+            "oidc": Provide(lambda: oidc, sync_to_thread=False),
+            "sealer": Provide(lambda: sealer, sync_to_thread=False),
+            "viewer": Provide(provide_viewer),
+        },
+        lifespan=[lifespan],
+        before_request=before_request,
+        after_request=after_request,
+        exception_handlers={LoginRequiredError: login_required_handler},
+        request_class=HTMXRequest,
+        plugins=[HTMXPlugin()],
+        template_config=TemplateConfig(
+            directory=PROJECT_ROOT / "templates", engine=JinjaTemplateEngine, engine_callback=configure_jinja
+        ),
+        openapi_config=OpenAPIConfig(
+            title="OnFile",
+            version="0.1.0",
+            description="What an AI assistant has on file about people, and the people's own view of it.",
+            path="/schema",
+            render_plugins=[JsonRenderPlugin()],
+        ),
+        logging_config=LoggingConfig(log_exceptions="always"),
+    )

@@ -1,0 +1,118 @@
+"""Login, the provider's callback, logout."""
+
+from __future__ import annotations
+
+import logging
+from typing import Annotated
+from urllib.parse import quote
+
+from litestar import Request, get, post
+from litestar.datastructures import Cookie, State
+from litestar.di import NamedDependency
+from litestar.params import QueryParameter
+from litestar.response import Redirect, Template
+
+from web.auth.oidc import LoginError, OidcClient, TransactionSealer
+from web.auth.sessions import LOGIN_COOKIE, SESSION_COOKIE, end_session, load_viewer, start_session
+from web.security import safe_next_path
+from web.services import Services
+
+__all__ = ("callback", "login", "logout", "signed_out")
+
+logger = logging.getLogger(__name__)
+
+
+def _login_failed(error: LoginError, next_path: str, status: int, cookies: list[Cookie] | None = None) -> Template:
+    logger.warning("login failed: %s (%s)", error.message, error.detail)
+    retry = f"/login?next={quote(next_path, safe='/')}" if next_path != "/" else "/login"
+    return Template(
+        template_name="auth/login_error.html",
+        context={"message": error.message, "retry_url": retry},
+        status_code=status,
+        cookies=cookies or [],
+    )
+
+
+@get("/login", name="login")
+async def login(
+    services: NamedDependency[Services],
+    oidc: NamedDependency[OidcClient],
+    sealer: NamedDependency[TransactionSealer],
+    next_path: Annotated[str | None, QueryParameter(name="next")] = None,
+) -> Template | Redirect:
+    """Send the person to their organisation's sign-in page."""
+    target = safe_next_path(next_path)
+    try:
+        url, transaction = await oidc.begin(target)
+    except LoginError as error:
+        return _login_failed(error, target, 503)
+    return Redirect(
+        url,
+        status_code=303,
+        cookies=[
+            Cookie(
+                key=LOGIN_COOKIE,
+                value=sealer.seal(transaction),
+                path="/auth",
+                max_age=600,
+                httponly=True,
+                samesite="lax",
+                secure=services.settings.secure_cookies,
+            )
+        ],
+    )
+
+
+@get("/auth/callback", name="auth_callback")
+async def callback(
+    request: Request[object, object, State],
+    services: NamedDependency[Services],
+    oidc: NamedDependency[OidcClient],
+    sealer: NamedDependency[TransactionSealer],
+) -> Template | Redirect:
+    """The provider sends the person back here: check, exchange, validate, then start a fresh session."""
+    cleared = Cookie(key=LOGIN_COOKIE, value="", path="/auth", max_age=0, expires=0)
+    try:
+        transaction = sealer.unseal(request.cookies.get(LOGIN_COOKIE))
+    except LoginError as error:
+        return _login_failed(error, "/", 400)
+    try:
+        person = await oidc.complete(transaction, dict(request.query_params))
+    except LoginError as error:
+        return _login_failed(error, transaction.next_path, 400, [cleared])
+    session_id = await start_session(services, person, request.cookies.get(SESSION_COOKIE))
+    return Redirect(
+        transaction.next_path,
+        status_code=303,
+        cookies=[
+            cleared,
+            Cookie(
+                key=SESSION_COOKIE,
+                value=session_id,
+                path="/",
+                httponly=True,
+                samesite="lax",
+                secure=services.settings.secure_cookies,
+            ),
+        ],
+    )
+
+
+@post("/logout", name="logout")
+async def logout(
+    request: Request[object, object, State], services: NamedDependency[Services], oidc: NamedDependency[OidcClient]
+) -> Template | Redirect:
+    """End the session here, then at the provider when it offers that."""
+    session_id = request.cookies.get(SESSION_COOKIE)
+    viewer = await load_viewer(services, session_id)
+    await end_session(services, session_id)
+    after = f"{services.settings.base_url}/signed-out"
+    target = await oidc.end_session_url(viewer.id_token if viewer else None, after) or "/signed-out"
+    return Redirect(
+        target, status_code=303, cookies=[Cookie(key=SESSION_COOKIE, value="", path="/", max_age=0, expires=0)]
+    )
+
+
+@get("/signed-out", name="signed_out")
+async def signed_out() -> Template:
+    return Template(template_name="auth/signed_out.html", context={})

@@ -1,0 +1,81 @@
+"""CSRF on every unsafe request from a browser, and the security headers on every response."""
+
+from __future__ import annotations
+
+import hmac
+from urllib.parse import urlsplit
+
+from litestar import Request, Response
+from litestar.datastructures import State
+
+from web.auth.sessions import SESSION_COOKIE, csrf_token
+from web.settings import Settings
+
+__all__ = ("CSRF_FIELD", "CSRF_HEADER", "content_security_policy", "csrf_failure", "safe_next_path", "security_headers")
+
+CSRF_HEADER = "x-csrf-token"
+CSRF_FIELD = "csrf_token"
+_UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# Routes an agent runtime calls with a bearer token: no cookie is accepted there, so no CSRF either.
+_BEARER_PREFIXES = ("/agent/runs/", "/agent/threads/")
+
+
+def content_security_policy(settings: Settings) -> str:
+    """No inline script anywhere. Forms may post here and, for logout, lead on to the identity provider."""
+    issuer = urlsplit(settings.oidc_issuer)
+    provider = f" {issuer.scheme}://{issuer.netloc}" if issuer.netloc else ""
+    return (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        f"connect-src 'self'; form-action 'self'{provider}; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+    )
+
+
+def security_headers(settings: Settings) -> dict[str, str]:
+    headers = {
+        "Content-Security-Policy": content_security_policy(settings),
+        "X-Content-Type-Options": "nosniff",
+        "X-Frame-Options": "DENY",
+        "Referrer-Policy": "same-origin",
+        "Cross-Origin-Opener-Policy": "same-origin",
+        "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+    }
+    if settings.secure_cookies:
+        headers["Strict-Transport-Security"] = "max-age=31536000"
+    return headers
+
+
+async def csrf_failure(request: Request[object, object, State], settings: Settings) -> Response[str] | None:
+    """None when the request may go on; a 403 when an unsafe request from a session lacks its token.
+
+    The token comes from the `X-CSRF-Token` header (htmx sets it from `<body hx-headers>`) or the
+    `csrf_token` field of a plain form. A request carrying no session cookie has no session to abuse:
+    its handler answers that a login is needed.
+    """
+    if request.method not in _UNSAFE or request.url.path.startswith(_BEARER_PREFIXES):
+        return None
+    session_id = request.cookies.get(SESSION_COOKIE)
+    if not session_id:
+        return None
+    presented = request.headers.get(CSRF_HEADER)
+    if presented is None and request.headers.get("content-type", "").startswith(
+        ("application/x-www-form-urlencoded", "multipart/form-data")
+    ):
+        presented = (await request.form()).get(CSRF_FIELD)
+    expected = csrf_token(settings.secret_key, session_id)
+    if isinstance(presented, str) and hmac.compare_digest(presented, expected):
+        return None
+    return Response(
+        "This form was out of date or did not come from OnFile, so nothing was changed. Reload the page and try again.",
+        status_code=403,
+        media_type="text/plain",
+    )
+
+
+def safe_next_path(candidate: str | None) -> str:
+    """A return address that stays on this site: a local path, never another host."""
+    if not candidate or not candidate.startswith("/") or candidate.startswith(("//", "/\\")):
+        return "/"
+    parts = urlsplit(candidate)
+    if parts.scheme or parts.netloc or "\\" in candidate or any(ord(ch) < 32 for ch in candidate):
+        return "/"
+    return candidate

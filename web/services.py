@@ -1,0 +1,47 @@
+"""What the web layer runs on: the database, the memory configuration and the repositories, built once
+per application from the settings and closed with it."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from store import MemoryConfig
+from store.persistence.engine import open_engine
+from store.persistence.migrate import upgrade_engine
+from store.persistence.provider import SqlMemoryProvider
+from store.persistence.registry import ConversationRegistry
+from store.persistence.sessions import DashboardSessions
+from web.settings import Settings
+
+__all__ = ("Services", "open_services")
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    settings: Settings
+    memory: MemoryConfig
+    provider: SqlMemoryProvider
+    sessions: DashboardSessions
+    registry: ConversationRegistry
+    close: Callable[[], Awaitable[None]]
+    """Closes the database connections: call it once, when the application stops."""
+
+
+async def open_services(settings: Settings, *, migrate: bool | None = None) -> Services:
+    """Connect to the database (migrating it first when it is the embedded SQLite default, or when
+    `migrate` says so) and build the repositories over it."""
+    engine = open_engine(settings.database_url)
+    if migrate if migrate is not None else settings.database_url.startswith("sqlite"):
+        await upgrade_engine(engine)
+    provider = SqlMemoryProvider(engine)
+    return Services(
+        settings=settings,
+        memory=MemoryConfig(
+            provider=provider, max_memories=settings.max_memories, max_fact_chars=settings.max_fact_chars
+        ),
+        provider=provider,
+        sessions=DashboardSessions(engine),
+        registry=ConversationRegistry(engine),
+        close=engine.dispose,
+    )

@@ -1,0 +1,182 @@
+"""OnFile's settings: one frozen object, built from the environment, then `.env`, then defaults.
+
+Every field is read from `ONFILE_<FIELD NAME IN CAPITALS>`. Parsing is strict: a value that does not
+parse, or an `ONFILE_*` variable that names no setting, fails at start-up with a message saying which.
+Nothing reads settings at import time; `create_app(settings)` receives them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+__all__ = ("PREFIX", "Settings", "SettingsError", "read_dotenv")
+
+PREFIX = "ONFILE_"
+
+
+class SettingsError(ValueError):
+    """A setting is missing, malformed or unknown. The message names it."""
+
+
+def _doc(text: str) -> dict[str, str]:
+    return {"doc": text}
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    database_url: str = field(
+        default="sqlite+aiosqlite:///onfile.sqlite3",
+        metadata=_doc(
+            "SQLAlchemy URL of the application database. The embedded default is a SQLite file in the "
+            "working directory; use postgresql+asyncpg://user:password@host/db to share one across hosts."
+        ),
+    )
+    base_url: str = field(
+        default="http://127.0.0.1:8000",
+        metadata=_doc(
+            "The address people reach the dashboard at, without a trailing slash. The login callback is "
+            "built from it; when it is https, cookies are marked Secure."
+        ),
+    )
+    secret_key: str = field(
+        default="",
+        metadata=_doc(
+            "At least 32 characters, the same on every worker and host. Protects the login exchange "
+            "cookie and the CSRF tokens. Generate one with: "
+            "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        ),
+    )
+    oidc_issuer: str = field(
+        default="",
+        metadata=_doc("Your OpenID Connect provider's issuer URL; its discovery document is read from it."),
+    )
+    oidc_client_id: str = field(default="", metadata=_doc("The client id OnFile is registered under."))
+    oidc_client_secret: str = field(
+        default="", metadata=_doc("The client secret (OnFile logs in as a confidential client).")
+    )
+    oidc_scopes: str = field(
+        default="openid profile email", metadata=_doc("Space-separated scopes asked for at login.")
+    )
+    oidc_tenant_claim: str = field(
+        default="tenant", metadata=_doc("The ID token claim that names a person's organisation.")
+    )
+    oidc_roles_claim: str = field(
+        default="roles",
+        metadata=_doc("The ID token claim that lists a person's roles; the groups claim is read as well."),
+    )
+    session_idle_minutes: int = field(
+        default=120, metadata=_doc("A dashboard session ends after this many minutes without a request.")
+    )
+    session_max_hours: int = field(
+        default=12, metadata=_doc("A dashboard session ends this many hours after login, however busy.")
+    )
+    conversation_url: str = field(
+        default="",
+        metadata=_doc(
+            "Where a memory's conversation can be opened, with {thread_id} and {run_id} placeholders, "
+            "e.g. https://chat.example.com/threads/{thread_id}#{run_id}. Empty: no links."
+        ),
+    )
+    max_memories: int = field(default=20, metadata=_doc("How many memories one turn's prompt carries at most."))
+    max_fact_chars: int = field(default=240, metadata=_doc("How many characters the assistant may write in one fact."))
+
+    def __post_init__(self) -> None:
+        base = urlsplit(self.base_url)
+        if base.scheme not in {"http", "https"} or not base.netloc or self.base_url.endswith("/"):
+            msg = f"ONFILE_BASE_URL must be an http(s) address without a trailing slash, not {self.base_url!r}"
+            raise SettingsError(msg)
+        for name in ("session_idle_minutes", "session_max_hours", "max_memories", "max_fact_chars"):
+            if getattr(self, name) < 1:
+                msg = f"{PREFIX}{name.upper()} must be at least 1"
+                raise SettingsError(msg)
+        if self.conversation_url and "{thread_id}" not in self.conversation_url:
+            msg = "ONFILE_CONVERSATION_URL must contain {thread_id}"
+            raise SettingsError(msg)
+
+    @property
+    def secure_cookies(self) -> bool:
+        return self.base_url.startswith("https://")
+
+    @property
+    def login_configured(self) -> bool:
+        return bool(self.oidc_issuer and self.oidc_client_id and self.oidc_client_secret)
+
+    def require_server_settings(self) -> None:
+        """What serving the dashboard needs beyond the defaults; raises naming what is missing."""
+        missing = [
+            f"{PREFIX}{name.upper()}"
+            for name in ("secret_key", "oidc_issuer", "oidc_client_id", "oidc_client_secret")
+            if not getattr(self, name)
+        ]
+        if missing:
+            msg = f"Set {', '.join(missing)} (see .env.example) before starting the dashboard."
+            raise SettingsError(msg)
+        if len(self.secret_key) < 32:
+            msg = "ONFILE_SECRET_KEY must be at least 32 characters."
+            raise SettingsError(msg)
+
+    @classmethod
+    def names(cls) -> tuple[str, ...]:
+        """Every setting's environment variable."""
+        return tuple(f"{PREFIX}{f.name.upper()}" for f in fields(cls))
+
+    @classmethod
+    def documentation(cls) -> dict[str, str]:
+        return {f"{PREFIX}{f.name.upper()}": f.metadata["doc"] for f in fields(cls)}
+
+    @classmethod
+    def load(cls, environ: Mapping[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:
+        """The environment first, then the `.env` file (when it exists), then the defaults."""
+        values = read_dotenv(dotenv) if dotenv is not None and dotenv.is_file() else {}
+        values.update({k: v for k, v in (os.environ if environ is None else environ).items() if k.startswith(PREFIX)})
+        return cls.from_mapping(values)
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, str]) -> Settings:
+        known = {f"{PREFIX}{f.name.upper()}": f for f in fields(cls)}
+        unknown = sorted(k for k in values if k.startswith(PREFIX) and k not in known)
+        if unknown:
+            msg = f"Unknown setting {', '.join(unknown)}; the settings are: {', '.join(known)}"
+            raise SettingsError(msg)
+        parsed: dict[str, Any] = {}
+        for name, spec in known.items():
+            if name in values:
+                parsed[spec.name] = _parse(name, values[name], spec)
+        return cls(**parsed)
+
+    def replace(self, **changes: Any) -> Settings:
+        return dataclasses.replace(self, **changes)
+
+
+def _parse(name: str, raw: str, spec: dataclasses.Field[Any]) -> Any:
+    if spec.type in {"int", int}:
+        try:
+            return int(raw.strip())
+        except ValueError:
+            msg = f"{name} must be a whole number, not {raw!r}"
+            raise SettingsError(msg) from None
+    return raw.strip()
+
+
+def read_dotenv(path: Path) -> dict[str, str]:
+    """KEY=value lines; blank lines and # comments skipped; matching single or double quotes removed."""
+    values: dict[str, str] = {}
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        key, sep, value = stripped.partition("=")
+        if not sep:
+            msg = f"{path}:{number}: expected KEY=value"
+            raise SettingsError(msg)
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        values[key.strip()] = value
+    return values

@@ -1,0 +1,22 @@
+"""The `viewer` dependency: who the request is for, or a login first."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request
+from litestar.datastructures import State
+from litestar.di import NamedDependency
+
+from web.auth.sessions import SESSION_COOKIE, Viewer, load_viewer
+from web.errors import LoginRequiredError
+from web.services import Services
+
+__all__ = ("provide_viewer",)
+
+
+async def provide_viewer(request: Request[Any, Any, State], services: NamedDependency[Services]) -> Viewer:
+    viewer = await load_viewer(services, request.cookies.get(SESSION_COOKIE))
+    if viewer is None:
+        raise LoginRequiredError
+    return viewer
