@@ -18,8 +18,8 @@ from typing import Any
 from urllib.parse import urlencode
 
 import httpx
-from authlib.integrations.httpx_client import AsyncOAuth2Client
 from authlib.integrations.base_client.errors import OAuthError
+from authlib.integrations.httpx_client import AsyncOAuth2Client
 from authlib.oauth2.rfc6749.errors import OAuth2Error
 from cryptography.fernet import Fernet, InvalidToken
 from joserfc import jwt
