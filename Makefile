@@ -6,7 +6,19 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck layers pytest bench clean
+.PHONY: demo test lint typecheck layers pytest bench system-packages clean
+
+# Debian packages the tests need: chromium for the browser tests, PostgreSQL's server binaries for
+# the PostgreSQL tests. Installed only when missing (CI and sessions run as root).
+APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
+system-packages:
+	@command -v chromium >/dev/null 2>&1 || { $(APT_GET) update -qq && $(APT_GET) install -y -qq chromium >/dev/null; }
+	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
+		{ $(APT_GET) update -qq && $(APT_GET) install -y -qq postgresql >/dev/null; }
+
+# Debian's postgresql package keeps its server binaries off the PATH; the tests look them up there.
+PG_BIN := $(lastword $(sort $(wildcard /usr/lib/postgresql/*/bin)))
+export PATH := $(if $(PG_BIN),$(PATH):$(PG_BIN),$(PATH))
 
 $(INSTALLED): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,9 +27,9 @@ $(INSTALLED): pyproject.toml
 	touch $(INSTALLED)
 
 demo: $(INSTALLED)
-	$(BIN)/onfile demo
+	$(BIN)/onfile demo --port $(or $(PORT),8000)
 
-test: $(INSTALLED)
+test: $(INSTALLED) system-packages
 	$(MAKE) --no-print-directory lint typecheck layers pytest
 
 lint: $(INSTALLED)

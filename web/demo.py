@@ -1,12 +1,17 @@
-"""The demo's people and what is on file about them, and a scripted turn over them.
+"""The demo: realistic people and memories, a local development identity provider, the dashboard.
 
-Until the dashboard exists, `onfile demo` prints what the assistant would be told on two turns for
-one person, with a `remember` call between them.
+`onfile demo` seeds a fresh SQLite database, starts oidc-provider-mock on loopback with the demo
+people, serves the dashboard, and says whom to log in as. `onfile demo --turn` prints instead what
+the assistant is told on two turns for one person, with a `remember` call between them.
 """
 
 from __future__ import annotations
 
+import secrets
+from collections.abc import Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 from store import (
     Actor,
@@ -18,44 +23,72 @@ from store import (
     memory_for_turn,
     write_memory,
 )
+from web.services import Services
 
-__all__ = ("DEMO_NOW", "demo_records", "render_demo")
+__all__ = ("DEMO_NOW", "DEMO_PEOPLE", "DemoPerson", "demo_records", "render_demo", "seed_demo")
 
 DEMO_NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
 ADA = Actor(id="ada", tenant_ref="berlin")
 ADMIN = MemoryOrigin(author="human", actor_ref="lena")
+HAMBURG_ADMIN = MemoryOrigin(author="human", actor_ref="jonas")
+
+
+@dataclass(frozen=True, slots=True)
+class DemoPerson:
+    sub: str
+    name: str
+    tenant: str
+    roles: tuple[str, ...]
+    who: str
+
+
+DEMO_PEOPLE = (
+    DemoPerson("ada", "Ada Lindqvist", "berlin", (), "an end user in Berlin, with personal overrides"),
+    DemoPerson("lena", "Lena Vogt", "berlin", ("onfile-admin",), "Berlin's tenant administrator"),
+    DemoPerson("sam", "Sam Okafor", "berlin", ("onfile-support",), "a support person"),
+    DemoPerson("max", "Max Brandt", "berlin", (), "an end user with 2,400 memories"),
+    DemoPerson("jonas", "Jonas Meyer", "hamburg", ("onfile-admin",), "Hamburg's tenant administrator"),
+)
+
+
+def _at(days_ago: float) -> datetime:
+    return DEMO_NOW - timedelta(days=days_ago)
+
+
+def _agent(thread: str, actor: str = "ada") -> MemoryOrigin:
+    return MemoryOrigin(author="agent", thread_id=thread, run_id=f"{thread}-run-1", actor_ref=actor)
 
 
 def demo_records() -> list[MemoryRecord]:
-    """Two organisations' policies, everyone's default, and Ada's own notes (some overriding them)."""
-
-    def at(days_ago: int) -> datetime:
-        return DEMO_NOW - timedelta(days=days_ago)
-
-    def agent(thread: str) -> MemoryOrigin:
-        return MemoryOrigin(author="agent", thread_id=thread, run_id=f"{thread}-run-1", actor_ref="ada")
-
+    """Two organisations' policies, everyone's defaults, and Ada's own notes (some overriding them)."""
     return [
-        MemoryRecord("mem_g1", "units", "report distances in kilometres", "global", ADMIN, at(90)),
-        MemoryRecord("mem_g2", "fiscal-year", "the fiscal year starts in October", "global", ADMIN, at(90)),
+        MemoryRecord("mem_g1", "units", "report distances in kilometres", "global", ADMIN, _at(90)),
+        MemoryRecord("mem_g2", "fiscal-year", "the fiscal year starts in October", "global", ADMIN, _at(90)),
+        MemoryRecord("mem_g3", "date-format", "write dates as 2026-12-01", "global", ADMIN, _at(120)),
         MemoryRecord(
             "mem_b1",
             "manifest-required",
             "never dispatch a pallet without a printed manifest",
             "tenant:berlin",
             ADMIN,
-            at(30),
+            _at(30),
             pinned=True,
         ),
         MemoryRecord(
-            "mem_b2", "pallet-labels", "pallet labels carry the depot code first", "tenant:berlin", ADMIN, at(20)
+            "mem_b2", "pallet-labels", "pallet labels carry the depot code first", "tenant:berlin", ADMIN, _at(20)
+        ),
+        MemoryRecord("mem_b3", "tone", "answer formally and in full sentences", "tenant:berlin", ADMIN, _at(60)),
+        MemoryRecord(
+            "mem_h1",
+            "pallet-labels",
+            "pallet labels start with the customer number",
+            "tenant:hamburg",
+            HAMBURG_ADMIN,
+            _at(5),
         ),
         MemoryRecord(
-            "mem_h1", "pallet-labels", "pallet labels start with the customer number", "tenant:hamburg", ADMIN, at(5)
-        ),
-        MemoryRecord(
-            "mem_a1", "fiscal-year", "they report on the calendar year", "actor:ada", agent("thr_q3_report"), at(7)
+            "mem_a1", "fiscal-year", "they report on the calendar year", "actor:ada", _agent("thr_q3_report"), _at(7)
         ),
         MemoryRecord(
             "mem_a2",
@@ -63,12 +96,53 @@ def demo_records() -> list[MemoryRecord]:
             "she wants road distances in miles for the UK depots",
             "actor:ada",
             MemoryOrigin(author="human", actor_ref="ada"),
-            at(3),
+            _at(3),
         ),
         MemoryRecord(
-            "mem_a3", "tone", "prefers short answers with the number first", "actor:ada", agent("thr_intro"), at(40)
+            "mem_a3", "tone", "prefers short answers with the number first", "actor:ada", _agent("thr_intro"), _at(40)
+        ),
+        MemoryRecord(
+            "mem_a4", "depot", "works at the Spandau depot on the early shift", "actor:ada", _agent("thr_rota"), _at(12)
+        ),
+        MemoryRecord(
+            "mem_a5", "report-day", "sends the weekly report on Thursdays", "actor:ada", _agent("thr_gone"), _at(25)
         ),
     ]
+
+
+def _many_for_max(count: int = 2_400) -> Iterator[MemoryRecord]:
+    topics = ("customer", "route", "supplier", "depot", "invoice", "pallet", "driver", "shift")
+    for i in range(count):
+        topic = topics[i % len(topics)]
+        yield MemoryRecord(
+            id=f"mem_max_{i:05d}",
+            key=f"{topic}-{i:04d}",
+            text=f"Max handled {topic} case {i} and prefers it summarised in one line",
+            scope="actor:max",
+            origin=_agent(f"thr_max_{i % 40}", "max"),
+            updated_at=_at(i / 24),
+        )
+
+
+async def seed_demo(services: Services) -> None:
+    """Fill an empty database with the demo: memories, conversations, and one that is gone."""
+    await services.provider.add([*demo_records(), *_many_for_max()])
+    for thread in ("thr_q3_report", "thr_intro", "thr_rota", "thr_gone"):
+        await services.registry.register_run(f"{thread}-run-1", thread, "ada")
+    await services.registry.delete_thread("thr_gone")
+
+
+def demo_secret() -> str:
+    return secrets.token_urlsafe(32)
+
+
+def demo_database(folder: Path) -> str:
+    """A fresh demo database file under `folder` (an earlier demo's is replaced)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "demo.sqlite3"
+    for leftover in folder.glob("demo.sqlite3*"):
+        leftover.unlink()
+    return f"sqlite+aiosqlite:///{path}"
 
 
 async def render_demo(text: str = "") -> str:
@@ -78,10 +152,10 @@ async def render_demo(text: str = "") -> str:
     ctx = ScopeContext(actor=ADA, thread_id="thr_demo")
     first = await memory_for_turn(config, ctx, run_id="run_demo_1", query=text)
     too_long = await write_memory(
-        config, first.digest, key="depot", fact="works at the Spandau depot " * 12, ctx=ctx, run_id="run_demo_1"
+        config, first.digest, key="lunch", fact="takes lunch at noon " * 14, ctx=ctx, run_id="run_demo_1"
     )
     saved = await write_memory(
-        config, first.digest, key="depot", fact="works at the Spandau depot", ctx=ctx, run_id="run_demo_1"
+        config, first.digest, key="lunch", fact="takes lunch at noon", ctx=ctx, run_id="run_demo_1"
     )
     second = await memory_for_turn(config, ctx, run_id="run_demo_2", query=text)
     return "\n".join(

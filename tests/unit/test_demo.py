@@ -8,7 +8,7 @@ from web.cli import main
 
 
 def test_the_demo_prints_two_turns_around_a_remember_call(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo"]) == 0
+    assert main(["demo", "--turn"]) == 0
 
     out = capsys.readouterr().out
     first, second = out.split("Turn 2:")
@@ -17,12 +17,12 @@ def test_the_demo_prints_two_turns_around_a_remember_call(capsys: pytest.Capture
     assert "    ↳ [global] a person stated: report distances in kilometres" in first
     assert "the limit is 240" in first
     assert "tenant:hamburg" not in out
-    assert "depot: works at the Spandau depot" not in first.split("</memory>")[0]
-    assert "- [actor:ada] depot: works at the Spandau depot" in second
+    assert "lunch: takes lunch at noon" not in first.split("</memory>")[0]
+    assert "- [actor:ada] lunch: takes lunch at noon" in second
 
 
 def test_the_demo_with_turn_text_selects_by_relevance(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["demo", "--text", "how should I label this pallet?"]) == 0
+    assert main(["demo", "--turn", "--text", "how should I label this pallet?"]) == 0
 
     first = capsys.readouterr().out.split("Turn 2:")[0]
     assert "This is a selection" in first

@@ -12,6 +12,7 @@ import hashlib
 import json
 import secrets
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,7 +20,12 @@ from urllib.parse import urlencode
 
 import httpx
 from authlib.integrations.base_client.errors import OAuthError
-from authlib.integrations.httpx_client import AsyncOAuth2Client
+
+with warnings.catch_warnings():
+    # authlib prefers the httpx2 package and falls back to httpx, which OnFile's stack fixes; the
+    # fallback works, and saying so on every start only worries operators.
+    warnings.filterwarnings("ignore", message="The httpx module is deprecated")
+    from authlib.integrations.httpx_client import AsyncOAuth2Client
 from authlib.oauth2.rfc6749.errors import OAuth2Error
 from cryptography.fernet import Fernet, InvalidToken
 from joserfc import jwt

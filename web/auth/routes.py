@@ -33,7 +33,7 @@ def _login_failed(error: LoginError, next_path: str, status: int, cookies: list[
     )
 
 
-@get("/login", name="login")
+@get("/login", name="login", include_in_schema=False)
 async def login(
     services: NamedDependency[Services],
     oidc: NamedDependency[OidcClient],
@@ -63,7 +63,7 @@ async def login(
     )
 
 
-@get("/auth/callback", name="auth_callback")
+@get("/auth/callback", name="auth_callback", include_in_schema=False)
 async def callback(
     request: Request[object, object, State],
     services: NamedDependency[Services],
@@ -98,7 +98,7 @@ async def callback(
     )
 
 
-@post("/logout", name="logout")
+@post("/logout", name="logout", include_in_schema=False)
 async def logout(
     request: Request[object, object, State], services: NamedDependency[Services], oidc: NamedDependency[OidcClient]
 ) -> Template | Redirect:
@@ -113,6 +113,6 @@ async def logout(
     )
 
 
-@get("/signed-out", name="signed_out")
+@get("/signed-out", name="signed_out", include_in_schema=False)
 async def signed_out() -> Template:
     return Template(template_name="auth/signed_out.html", context={})
