@@ -10,8 +10,10 @@ current writer for up to the busy timeout.
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import event
@@ -39,6 +41,7 @@ BUSY_TIMEOUT_MS = 10_000
 """How long a SQLite writer queues behind another before giving up."""
 
 _WRITE_OPTION = "onfile_write"
+_READ_OPTION = "onfile_read"
 
 
 def database_url_from_environment() -> str:
@@ -67,16 +70,40 @@ def is_sqlite(engine: AsyncEngine | AsyncConnection) -> bool:
 
 @asynccontextmanager
 async def reading(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
-    """A connection for reads (a deferred transaction on SQLite, rolled back at the end)."""
-    async with engine.connect() as connection:
+    """A connection for reads, outside any explicit transaction: each statement is atomic on its own
+    and sees its own snapshot. Reads are single statements, so this costs nothing in consistency and
+    saves the BEGIN and ROLLBACK round trips that would otherwise wrap every turn's read."""
+    async with _flavours(engine).reader.connect() as connection:
         yield connection
 
 
 @asynccontextmanager
 async def writing(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     """A write transaction, committed on success. On SQLite it takes the write lock up front."""
-    async with engine.execution_options(**{_WRITE_OPTION: True}).begin() as connection:
+    async with _flavours(engine).writer.begin() as connection:
         yield connection
+
+
+@dataclass(frozen=True, slots=True)
+class _Flavours:
+    reader: AsyncEngine
+    writer: AsyncEngine
+
+
+_flavours_of: weakref.WeakKeyDictionary[AsyncEngine, _Flavours] = weakref.WeakKeyDictionary()
+
+
+def _flavours(engine: AsyncEngine) -> _Flavours:
+    """The engine's read and write variants (same pool), made once per engine."""
+    found = _flavours_of.get(engine)
+    if found is None:
+        read_options: dict[str, Any] = {_READ_OPTION: True} if is_sqlite(engine) else {"isolation_level": "AUTOCOMMIT"}
+        found = _Flavours(
+            reader=engine.execution_options(**read_options),
+            writer=engine.execution_options(**{_WRITE_OPTION: True}),
+        )
+        _flavours_of[engine] = found
+    return found
 
 
 def _production_sqlite(engine: AsyncEngine) -> None:
@@ -98,5 +125,7 @@ def _production_sqlite(engine: AsyncEngine) -> None:
 
     @event.listens_for(sync_engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        immediate = connection.get_execution_options().get(_WRITE_OPTION, False)
-        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+        options = connection.get_execution_options()
+        if options.get(_READ_OPTION, False):
+            return  # sqlite3 then runs each statement in its own implicit transaction
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if options.get(_WRITE_OPTION, False) else "BEGIN")

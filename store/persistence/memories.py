@@ -26,6 +26,7 @@ __all__ = (
     "record_created_at",
     "record_from_row",
     "records_at_scopes",
+    "records_from_rows",
     "records_narrowest_newest_first",
     "scope_rank",
     "set_pinned",
@@ -56,6 +57,15 @@ def record_from_row(row: Row[Any] | Sequence[Any]) -> MemoryRecord:
     )
 
 
+def records_from_rows(rows: Iterable[Sequence[Any]]) -> list[MemoryRecord]:
+    """`record_from_row` over many rows, as a tight loop: this is the per-turn hot path."""
+    record, origin = MemoryRecord, MemoryOrigin
+    return [
+        record(id, key, text, scope, origin(author, thread_id, run_id, actor_ref), updated_at, bool(pinned))
+        for id, key, text, scope, author, thread_id, run_id, actor_ref, updated_at, pinned in rows
+    ]
+
+
 def scope_rank(scopes: Sequence[str]) -> ColumnElement[int]:
     """A record's scope as its rank in `scopes`, 0 the narrowest (a repeated token keeps its first)."""
     ranks: dict[str, int] = {}
@@ -69,7 +79,7 @@ async def records_at_scopes(connection: AsyncConnection, scopes: Sequence[str]) 
     if not scopes:
         return []
     result = await connection.execute(select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes)))
-    return [record_from_row(row) for row in result.all()]
+    return records_from_rows(result.all())
 
 
 async def records_narrowest_newest_first(connection: AsyncConnection, scopes: Sequence[str]) -> list[MemoryRecord]:
@@ -82,7 +92,7 @@ async def records_narrowest_newest_first(connection: AsyncConnection, scopes: Se
         .order_by(scope_rank(scopes), memory.c.updated_at.desc(), memory.c.key)
     )
     result = await connection.execute(statement)
-    return [record_from_row(row) for row in result.all()]
+    return records_from_rows(result.all())
 
 
 async def record_by_id(connection: AsyncConnection, id: str) -> MemoryRecord | None:

@@ -32,7 +32,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import BindParameter, ColumnClause
 
 from store.domain.types import MemoryRecord
-from store.persistence.memories import MEMORY_COLUMNS, record_from_row, scope_rank
+from store.persistence.memories import MEMORY_COLUMNS, records_from_rows, scope_rank
 from store.persistence.tables import MemoryRow, table_of
 
 __all__ = (
@@ -40,6 +40,7 @@ __all__ = (
     "fts_match_expression",
     "query_words",
     "records_by_relevance",
+    "relevance_statement",
     "scope_token",
     "tsquery_expression",
 )
@@ -90,9 +91,9 @@ async def records_by_relevance(
     """The search's records for a non-empty `words` (see the module's three clauses)."""
     if not scopes:
         return []
-    statement = _relevance_statement(connection.dialect.name, scopes, words, max(limit, 0))
+    statement = relevance_statement(connection.dialect.name, scopes, words, max(limit, 0))
     result = await connection.execute(statement)
-    return [record_from_row(row) for row in result.all()]
+    return records_from_rows(result.all())
 
 
 def _matches(dialect_name: str, scopes: Sequence[str], words: Sequence[str]) -> Select[tuple[str, int, float, object]]:
@@ -119,9 +120,10 @@ def _matches(dialect_name: str, scopes: Sequence[str], words: Sequence[str]) -> 
     )
 
 
-def _relevance_statement(
+def relevance_statement(
     dialect_name: str, scopes: Sequence[str], words: Sequence[str], limit: int
 ) -> Select[tuple[object, ...]]:
+    """The one statement a search runs (for an EXPLAIN, or a benchmark's floor)."""
     matched = _matches(dialect_name, scopes, words).subquery("matched")
     best_first: tuple[ColumnElement[object], ...] = (
         matched.c.score,

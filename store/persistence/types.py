@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -52,3 +53,17 @@ class UtcDateTime(TypeDecorator[datetime]):
             return None
         stamp: datetime = value
         return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+
+    def result_processor(self, dialect: Dialect, coltype: object) -> Callable[[Any], datetime | None] | None:
+        # Every turn reads these, so the two drivers get a direct path: asyncpg already returns a
+        # timestamptz as an aware UTC datetime, and SQLite's text is ISO 8601 in UTC.
+        if dialect.name == "postgresql" and dialect.driver == "asyncpg":
+            return None
+        if dialect.name == "sqlite":
+            parse = datetime.fromisoformat
+
+            def from_sqlite_text(value: str | None) -> datetime | None:
+                return None if value is None else parse(value).replace(tzinfo=UTC)
+
+            return from_sqlite_text
+        return super().result_processor(dialect, coltype)

@@ -1,0 +1,260 @@
+"""The storage benchmark: SQLite and PostgreSQL side by side, each figure beside its floor.
+
+    python -m bench.storage [--quick]
+
+Rows measured, per backend (median wall time of one call, in milliseconds):
+
+- the per-turn digest (`store.memory.memory_for_turn`: resolve scopes → read → precedence → selection
+  → block) over 20 and 2,000 applicable memories (a list read), and over 20,000 through search with a
+  block of 20. Beside each, the floor: the same rows read with the raw driver (aiosqlite / asyncpg),
+  no SQLAlchemy, no records, no rules — for search, the search's own SQL statement run raw.
+  Target: digest ≤ 1.5× its floor.
+- the same actor's digest (list and search) in a store of 1,000,000 memories over 10,000 actors
+  against a store of 10,000 memories. Target: ≤ 1.2× — cost grows with what applies, not with what
+  is stored.
+
+PostgreSQL runs on a throwaway local server (fsync off; reads are what is measured). Where its binaries
+are missing, only SQLite runs. `--quick` shrinks the sizes for a smoke run; its figures are not the
+ones to quote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+import asyncpg
+from sqlalchemy import select
+from sqlalchemy.engine import make_url
+
+from bench.storage_data import MemorySpec, load, query_text
+from store import Actor, MemoryConfig, ScopeContext, memory_for_turn
+from store.persistence import open_engine, upgrade
+from store.persistence.memories import MEMORY_COLUMNS, memory
+from store.persistence.provider import SqlMemoryProvider
+from store.persistence.search import query_words, relevance_statement
+from tests.postgres_server import PostgresServer, missing_binaries
+
+
+@dataclass(frozen=True, slots=True)
+class Sizes:
+    digest_small: int = 20
+    digest_large: int = 2_000
+    search_applicable: int = 20_000
+    store_small: int = 10_000
+    store_large: int = 1_000_000
+    per_actor: int = 100
+
+
+QUICK = Sizes(store_large=100_000, search_applicable=5_000)
+
+
+@dataclass(frozen=True, slots=True)
+class Figure:
+    backend: str
+    case: str
+    measured: float
+    floor: float
+    target: float
+    label: str = "raw read"
+
+
+async def paired_medians(
+    first: Callable[[], Awaitable[Any]], second: Callable[[], Awaitable[Any]], *, budget: float = 3.0, least: int = 21
+) -> tuple[float, float]:
+    """Median milliseconds of each call, timed in alternation so that drift (another process, a cache
+    warming) lands on both sides of the ratio alike."""
+    for _ in range(3):
+        await first()
+        await second()
+    times: tuple[list[float], list[float]] = ([], [])
+    started = time.perf_counter()
+    while len(times[0]) < least or (time.perf_counter() - started < budget and len(times[0]) < 500):
+        for call, kept in ((first, times[0]), (second, times[1])):
+            begin = time.perf_counter()
+            await call()
+            kept.append(time.perf_counter() - begin)
+    return statistics.median(times[0]) * 1000, statistics.median(times[1]) * 1000
+
+
+class RawReader:
+    """The floor: the driver alone, reading the same rows the provider reads."""
+
+    def __init__(self, database_url: str) -> None:
+        self._url = make_url(database_url)
+        self._sqlite: aiosqlite.Connection | None = None
+        self._pg: Any = None
+
+    async def __aenter__(self) -> RawReader:
+        if self._url.get_backend_name() == "sqlite":
+            self._sqlite = await aiosqlite.connect(str(self._url.database))
+        else:
+            dsn = self._url.render_as_string(hide_password=False).replace("+asyncpg", "")
+            self._pg = await asyncpg.connect(dsn)
+        return self
+
+    async def __aexit__(self, *_exc: object) -> None:
+        if self._sqlite is not None:
+            await self._sqlite.close()
+        if self._pg is not None:
+            await self._pg.close()
+
+    async def fetch(self, sql: str, params: list[Any]) -> list[Any]:
+        if self._sqlite is not None:
+            cursor = await self._sqlite.execute(sql, params)
+            found = await cursor.fetchall()
+            await cursor.close()
+            return list(found)
+        return list(await self._pg.fetch(sql, *params))
+
+
+def compiled(statement: Any, dialect: Any) -> tuple[str, list[Any]]:
+    done = statement.compile(dialect=dialect, compile_kwargs={"render_postcompile": True})
+    return done.string, [done.params[name] for name in done.positiontup]
+
+
+async def digest_figures(backend: str, url: str, sizes: Sizes) -> list[Figure]:
+    people = {
+        "small": (Actor("small", "t_small"), sizes.digest_small),
+        "large": (Actor("large", "t_large"), sizes.digest_large),
+        "search": (Actor("search", "t_search"), sizes.search_applicable),
+    }
+    specs = []
+    for actor, count in people.values():
+        specs += [MemorySpec(f"actor:{actor.id}", count // 2, f"{actor.id}-own")]
+        specs += [MemorySpec(f"tenant:{actor.tenant_ref}", count - count // 2, f"{actor.id}-org")]
+    await load(url, specs)
+    engine = open_engine(url)
+    figures = []
+    try:
+        config = MemoryConfig(provider=SqlMemoryProvider(engine), max_memories=20)
+        async with RawReader(url) as raw:
+            for name, case, query in [
+                ("small", f"digest, {sizes.digest_small:,} applicable", None),
+                ("large", f"digest, {sizes.digest_large:,} applicable", None),
+                ("search", f"digest via search, {sizes.search_applicable:,} applicable", query_text(1)),
+            ]:
+                actor, count = people[name]
+                ctx = ScopeContext(actor=actor)
+                turn = await memory_for_turn(config, ctx, run_id=None, query=query)
+                scopes = turn.digest.scopes
+                if query is None:
+                    if turn.digest.offered + turn.digest.omitted != count:
+                        msg = f"{case}: expected {count} applicable memories, the digest saw another number"
+                        raise RuntimeError(msg)
+                    sql, params = compiled(_list_statement(scopes), engine.dialect)
+                else:
+                    words = query_words(query)
+                    sql, params = compiled(relevance_statement(engine.dialect.name, scopes, words, 20), engine.dialect)
+                measured, floor = await paired_medians(
+                    partial(memory_for_turn, config, ctx, run_id=None, query=query),
+                    partial(raw.fetch, sql, params),
+                )
+                figures.append(Figure(backend, case, measured, floor, 1.5))
+    finally:
+        await engine.dispose()
+    return figures
+
+
+def _list_statement(scopes: tuple[str, ...]) -> Any:
+    return select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes))
+
+
+async def store_figures(backend: str, new_database: Callable[[str], Awaitable[str]], sizes: Sizes) -> list[Figure]:
+    """Actor `a0`'s list and search digests in a small and a large store of `per_actor` memories each."""
+    urls = []
+    for name, stored in (("store_small", sizes.store_small), ("store_large", sizes.store_large)):
+        url = await new_database(name)
+        await load(url, [MemorySpec(f"actor:a{n}", sizes.per_actor, f"a{n}") for n in range(stored // sizes.per_actor)])
+        urls.append(url)
+    engines = [open_engine(url) for url in urls]
+    try:
+        small, large = (MemoryConfig(provider=SqlMemoryProvider(engine), max_memories=20) for engine in engines)
+        ctx = ScopeContext(actor=Actor("a0", "t0"))
+        query = query_text(2)
+        stores = f"{sizes.store_large:,} stored vs {sizes.store_small:,}"
+        label = f"{sizes.store_small:,} store"
+        list_large, list_small = await paired_medians(
+            lambda: memory_for_turn(large, ctx, run_id=None), lambda: memory_for_turn(small, ctx, run_id=None)
+        )
+        search_large, search_small = await paired_medians(
+            lambda: memory_for_turn(large, ctx, run_id=None, query=query),
+            lambda: memory_for_turn(small, ctx, run_id=None, query=query),
+        )
+    finally:
+        for engine in engines:
+            await engine.dispose()
+    return [
+        Figure(backend, f"list digest, {stores}", list_large, list_small, 1.2, label),
+        Figure(backend, f"search digest, {stores}", search_large, search_small, 1.2, label),
+    ]
+
+
+async def backend_figures(backend: str, new_database: Callable[[str], Awaitable[str]], sizes: Sizes) -> list[Figure]:
+    figures = await digest_figures(backend, await new_database("digest"), sizes)
+    return figures + await store_figures(backend, new_database, sizes)
+
+
+def render(figures: list[Figure]) -> str:
+    header = f"| {'backend':<10} | {'case':<47} | {'ms':>8} | {'floor ms':>8} | {'floor':<13} | {'ratio':>5} | target |"
+    lines = [header, "|" + "|".join("-" * (len(cell)) for cell in header.split("|")[1:-1]) + "|"]
+    for f in figures:
+        ratio = f.measured / f.floor
+        verdict = "ok" if ratio <= f.target else "MISSED"
+        lines.append(
+            f"| {f.backend:<10} | {f.case:<47} | {f.measured:>8.2f} | {f.floor:>8.2f} | {f.label:<13} | "
+            f"{ratio:>5.2f} | ≤{f.target} {verdict} |"
+        )
+    return "\n".join(lines)
+
+
+async def run(sizes: Sizes) -> list[Figure]:
+    figures: list[Figure] = []
+    with tempfile.TemporaryDirectory(prefix="onfile-bench-") as folder:
+
+        async def sqlite_database(name: str) -> str:
+            url = f"sqlite+aiosqlite:///{Path(folder) / name}.sqlite3"
+            await upgrade(url)
+            return url
+
+        figures += await backend_figures("SQLite", sqlite_database, sizes)
+    reason = missing_binaries()
+    if reason is not None:
+        print(f"PostgreSQL skipped: {reason}")
+        return figures
+    server = PostgresServer().start()
+    try:
+
+        async def postgres_database(name: str) -> str:
+            url = await asyncio.to_thread(server.create_database, name)
+            await upgrade(url)
+            return url
+
+        figures += await backend_figures("PostgreSQL", postgres_database, sizes)
+    finally:
+        server.stop()
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.storage", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    args = parser.parse_args()
+    sizes = QUICK if args.quick else Sizes()
+    started = time.perf_counter()
+    figures = asyncio.run(run(sizes))
+    print(render(figures))
+    print(f"\n(ran in {time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,124 @@
+"""Synthetic memories for the storage benchmark, and the fastest honest way to load them.
+
+Texts are ten words drawn from a 2,000-word vocabulary, so a query word matches about half a percent
+of the rows — a realistic spread for a full-text index. Loading bypasses the provider (it would take
+minutes at a million rows) but writes the very rows and search entries the provider would: on SQLite
+through the table's own triggers, on PostgreSQL through COPY and the migration's own GIN index.
+"""
+
+from __future__ import annotations
+
+import importlib
+import random
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+import asyncpg
+from sqlalchemy.engine import make_url
+
+__all__ = ("VOCABULARY", "MemorySpec", "load", "query_text", "rows")
+
+VOCABULARY = [f"w{n:04d}{'abcdefghij'[n % 10]}" for n in range(2_000)]
+COLUMNS = (
+    "id",
+    "scope",
+    "key",
+    "text",
+    "origin_author",
+    "origin_thread_id",
+    "origin_run_id",
+    "origin_actor_ref",
+    "pinned",
+    "created_at",
+    "updated_at",
+)
+START = datetime(2026, 1, 1, tzinfo=UTC)
+# The migration's own statement, so the benchmark's index is the one production builds.
+_GIN: str = importlib.import_module("store.persistence.migrations.versions.0001_initial_schema").POSTGRESQL_SEARCH[1]
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySpec:
+    """`count` memories at `scope`, keys `<prefix>-<n>`; one in fifty pinned."""
+
+    scope: str
+    count: int
+    prefix: str
+
+
+def query_text(seed: int) -> str:
+    """A turn's text: a sentence of six vocabulary words among ordinary ones."""
+    chooser = random.Random(seed)
+    words = chooser.sample(VOCABULARY, 6)
+    return f"Can you check {words[0]} and {words[1]} — also {words[2]}, {words[3]}? ({words[4]} {words[5]})"
+
+
+def rows(specs: list[MemorySpec], seed: int = 7) -> Iterator[tuple[object, ...]]:
+    chooser = random.Random(seed)
+    serial = 0
+    for spec in specs:
+        for n in range(spec.count):
+            serial += 1
+            text = " ".join(chooser.choices(VOCABULARY, k=10))
+            stamp = START + timedelta(seconds=serial)
+            yield (
+                f"mem_{spec.prefix}_{n:07d}_{serial:08d}",
+                spec.scope,
+                f"{spec.prefix}-{n}",
+                text,
+                "agent" if n % 3 else "human",
+                f"thr_{n % 50}",
+                f"run_{n}",
+                spec.scope.removeprefix("actor:"),
+                n % 50 == 0,
+                stamp,
+                stamp,
+            )
+
+
+async def load(database_url: str, specs: list[MemorySpec]) -> None:
+    """Bulk-load `specs` into a migrated, empty database."""
+    url = make_url(database_url)
+    if url.get_backend_name() == "sqlite":
+        _load_sqlite(str(url.database), specs)
+    else:
+        await _load_postgresql(url.render_as_string(hide_password=False).replace("+asyncpg", ""), specs)
+
+
+def _sqlite_time(stamp: datetime) -> str:
+    # The text SQLAlchemy's SQLite DATETIME stores: UTC wall time, microseconds always present.
+    return stamp.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def _load_sqlite(path: str, specs: list[MemorySpec]) -> None:
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA synchronous = OFF")
+        connection.execute("BEGIN IMMEDIATE")
+        columns, marks = ", ".join(COLUMNS), ", ".join("?" * len(COLUMNS))
+        statement = f"INSERT INTO agent_memory ({columns}) VALUES ({marks})"  # noqa: S608 - our constant columns
+        batch: list[tuple[object, ...]] = []
+        for row in rows(specs):
+            batch.append((*row[:9], _sqlite_time(row[9]), _sqlite_time(row[10])))  # type: ignore[arg-type]
+            if len(batch) == 50_000:
+                connection.executemany(statement, batch)
+                batch.clear()
+        connection.executemany(statement, batch)
+        connection.execute("COMMIT")
+        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        connection.close()
+
+
+async def _load_postgresql(dsn: str, specs: list[MemorySpec]) -> None:
+    connection = await asyncpg.connect(dsn)
+    try:
+        # The GIN index is built once after the load rather than row by row: same index, minutes faster.
+        await connection.execute("DROP INDEX ix_agent_memory_search_vector")
+        await connection.copy_records_to_table("agent_memory", records=list(rows(specs)), columns=list(COLUMNS))
+        await connection.execute(_GIN)
+        await connection.execute("ANALYZE agent_memory")
+    finally:
+        await connection.close()
