@@ -1,0 +1,153 @@
+"""Runs: a turn's memory resolved once, journaled, and replayed byte for byte; `remember` once per call.
+
+The digest is the run's `memory:digest` checkpoint: the scopes the resolver returned, the entries that
+survived selection (with any search run inside it), the rendered block and the tools. Every later
+call for the run reads it back, so a replay sees the same prompt even if memories, the index or the
+actor's memberships changed meanwhile. It is also the authorisation boundary: `remember` is checked
+against the recorded scopes. A remember call is journaled at `tool:<call id>`, and its write happens
+inside that checkpoint, so a retry or replay returns the recorded outcome instead of writing again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from store.domain.codec import digest_from_json, digest_to_json, record_from_json, record_to_json
+from store.domain.types import Actor, MemoryDigest, ScopeContext
+from store.memory import MemoryConfig, WriteOutcome, memory_for_turn, write_memory
+
+__all__ = (
+    "DIGEST_POSITION",
+    "Journal",
+    "MemoryRuns",
+    "RunActorMismatchError",
+    "RunMemory",
+    "RunNotStartedError",
+    "RunRegistry",
+    "remember_position",
+)
+
+DIGEST_POSITION = "memory:digest"
+
+
+def remember_position(call_id: str) -> str:
+    return f"tool:{call_id}"
+
+
+class Journal(Protocol):
+    async def checkpoint(self, run_id: str, position: str, compute: Callable[[], Awaitable[Any]]) -> Any: ...
+
+
+class RunRegistry(Protocol):
+    async def register_run(self, run_id: str, thread_id: str, actor_id: str) -> None: ...
+
+
+class RunNotStartedError(LookupError):
+    """`remember` for a run whose digest was never resolved."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"Run {run_id} has no memory digest yet: resolve the run's digest before calling remember.")
+
+
+class RunActorMismatchError(ValueError):
+    """A later call for a run names a different actor than the one it was resolved for."""
+
+    def __init__(self, run_id: str, recorded: str, asked: str) -> None:
+        super().__init__(f"Run {run_id} was resolved for actor {recorded}, not {asked}.")
+
+
+@dataclass(frozen=True, slots=True)
+class RunMemory:
+    """A run's recorded memory: what the model is shown on every step and every replay of the run."""
+
+    run_id: str
+    actor: Actor
+    thread_id: str | None
+    digest: MemoryDigest
+    block: str
+    writable: bool
+    tools: tuple[dict[str, Any], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "actor": {"id": self.actor.id, "tenantRef": self.actor.tenant_ref, "roles": list(self.actor.roles)},
+            "threadId": self.thread_id,
+            "digest": digest_to_json(self.digest),
+            "block": self.block,
+            "writable": self.writable,
+            "tools": list(self.tools),
+        }
+
+    @classmethod
+    def from_json(cls, run_id: str, payload: Any) -> RunMemory:
+        actor = payload["actor"]
+        return cls(
+            run_id=run_id,
+            actor=Actor(id=actor["id"], tenant_ref=actor["tenantRef"], roles=tuple(actor["roles"])),
+            thread_id=payload["threadId"],
+            digest=digest_from_json(payload["digest"]),
+            block=payload["block"],
+            writable=payload["writable"],
+            tools=tuple(payload["tools"]),
+        )
+
+
+class MemoryRuns:
+    """Journaled memory for runs, over one journal and one conversation registry."""
+
+    def __init__(self, config: MemoryConfig, journal: Journal, registry: RunRegistry) -> None:
+        self._config = config
+        self._journal = journal
+        self._registry = registry
+
+    async def begin(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> RunMemory:
+        """The run's memory: resolved, searched with `text`, rendered and registered with its thread on
+        the first call; read back unchanged on every later one. Raises `RunActorMismatchError` when a
+        later call names another actor (a different id: the same person with changed memberships is the
+        same actor, and gets the recorded digest)."""
+
+        async def resolve() -> dict[str, Any]:
+            ctx = ScopeContext(actor=actor, thread_id=thread_id)
+            turn = await memory_for_turn(self._config, ctx, run_id=run_id, query=text)
+            if thread_id:
+                await self._registry.register_run(run_id, thread_id, actor.id)
+            recorded = RunMemory(run_id, actor, thread_id, turn.digest, turn.block, self._config.writable, turn.tools)
+            return recorded.to_json()
+
+        run = RunMemory.from_json(run_id, await self._journal.checkpoint(run_id, DIGEST_POSITION, resolve))
+        if run.actor.id != actor.id:
+            raise RunActorMismatchError(run_id, run.actor.id, actor.id)
+        return run
+
+    async def recorded(self, run_id: str) -> RunMemory:
+        """The run's recorded memory; `RunNotStartedError` when it has none."""
+
+        async def none_recorded() -> Any:
+            raise RunNotStartedError(run_id)
+
+        return RunMemory.from_json(run_id, await self._journal.checkpoint(run_id, DIGEST_POSITION, none_recorded))
+
+    async def remember(self, run_id: str, *, call_id: str, key: str, fact: str) -> WriteOutcome:
+        """Carry out the model's `remember` call `call_id` once; a retry or replay gets the recorded outcome."""
+        run = await self.recorded(run_id)
+
+        async def execute() -> dict[str, Any]:
+            ctx = ScopeContext(actor=run.actor, thread_id=run.thread_id)
+            outcome = await write_memory(self._config, run.digest, key=key, fact=fact, ctx=ctx, run_id=run_id)
+            return _outcome_to_json(outcome)
+
+        return _outcome_from_json(await self._journal.checkpoint(run_id, remember_position(call_id), execute))
+
+
+def _outcome_to_json(outcome: WriteOutcome) -> dict[str, Any]:
+    if outcome.ok and outcome.record is not None:
+        return {"ok": True, "record": record_to_json(outcome.record)}
+    return {"ok": False, "error": outcome.error}
+
+
+def _outcome_from_json(payload: dict[str, Any]) -> WriteOutcome:
+    if payload["ok"]:
+        return WriteOutcome(ok=True, record=record_from_json(payload["record"]))
+    return WriteOutcome(ok=False, error=payload["error"])

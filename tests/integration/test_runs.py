@@ -1,0 +1,122 @@
+"""Journaled runs on SQLite and PostgreSQL: resolved once, replayed byte for byte, remember once per call."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from store import Actor, MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext
+from store.persistence import ConversationRegistry, Origin, RunJournal, SqlMemoryProvider
+from store.runs import MemoryRuns, RunActorMismatchError, RunNotStartedError
+from tests.builders import T0
+
+ADA = Actor(id="ada", tenant_ref="berlin")
+
+
+def runs_over(engine: AsyncEngine, *, max_memories: int = 20) -> tuple[MemoryRuns, SqlMemoryProvider]:
+    provider = SqlMemoryProvider(engine)
+    config = MemoryConfig(provider=provider, max_memories=max_memories)
+    return MemoryRuns(config, RunJournal(engine), ConversationRegistry(engine)), provider
+
+
+def policy(key: str, text: str, scope: str = "tenant:berlin", *, pinned: bool = False) -> MemoryRecord:
+    return MemoryRecord(f"mem_{key}_{scope}", key, text, scope, MemoryOrigin(author="human"), T0, pinned=pinned)
+
+
+async def test_a_replay_sees_the_recorded_block_even_after_memories_and_memberships_change(engine: AsyncEngine) -> None:
+    runs, provider = runs_over(engine)
+    await provider.add([policy("units", "kilometres"), policy("tone", "formal")])
+    first = await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="units")
+
+    await provider.add([policy("units", "miles"), policy("new-policy", "something new")])
+    moved = Actor(id="ada", tenant_ref="hamburg")  # her memberships changed mid-run
+    again = await runs.begin("run_1", actor=moved, thread_id="thr_1", text="something else entirely")
+
+    assert again.block == first.block
+    assert again.digest == first.digest
+    assert again.actor == ADA
+    assert "miles" not in again.block
+    fresh = await runs.begin("run_2", actor=ADA, thread_id="thr_1", text="units")
+    assert "miles" in fresh.block
+
+
+async def test_a_later_call_for_another_actor_is_refused(engine: AsyncEngine) -> None:
+    runs, _ = runs_over(engine)
+    await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="")
+
+    with pytest.raises(RunActorMismatchError, match="resolved for actor ada, not bob"):
+        await runs.begin("run_1", actor=Actor(id="bob", tenant_ref="berlin"), thread_id="thr_1", text="")
+
+
+async def test_the_run_is_registered_with_its_thread(engine: AsyncEngine) -> None:
+    runs, _ = runs_over(engine)
+    registry = ConversationRegistry(engine)
+    await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="")
+
+    await registry.drop_runs("thr_1", ["run_1"])
+
+    assert await registry.origins_resolve([Origin("thr_1", "run_1")]) == frozenset()
+
+
+async def test_remember_runs_once_per_call_and_a_replay_returns_the_recorded_outcome(engine: AsyncEngine) -> None:
+    runs, provider = runs_over(engine)
+    await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="")
+
+    first = await runs.remember("run_1", call_id="call_1", key="tone", fact="short answers")
+    replay = await runs.remember("run_1", call_id="call_1", key="tone", fact="a different fact on replay")
+    mistake = await runs.remember("run_1", call_id="call_2", key="tone", fact="")
+
+    assert first.ok
+    assert replay == first
+    assert (mistake.ok, mistake.error) == (False, "The fact is empty. Give a fact and try again.")
+    stored = await provider.list(scopes=["actor:ada"], ctx=None)  # type: ignore[arg-type]
+    assert [(r.key, r.text) for r in stored] == [("tone", "short answers")]
+    assert first.record is not None
+    assert first.record.origin == MemoryOrigin(author="agent", thread_id="thr_1", run_id="run_1", actor_ref="ada")
+
+
+class ChangingResolver:
+    """Scopes a deployment's membership table would answer, edited while a run is in flight."""
+
+    def __init__(self, scopes: tuple[str, ...]) -> None:
+        self.scopes = scopes
+
+    async def resolve(self, ctx: ScopeContext) -> Sequence[str]:
+        return self.scopes
+
+
+async def test_remember_is_authorised_against_the_recorded_scopes_not_todays(engine: AsyncEngine) -> None:
+    resolver = ChangingResolver(("tenant:berlin", "global"))  # ada's own scope does not apply yet
+    config = MemoryConfig(provider=SqlMemoryProvider(engine), scopes=resolver)
+    runs = MemoryRuns(config, RunJournal(engine), ConversationRegistry(engine))
+    await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="")
+    resolver.scopes = ("actor:ada", "tenant:berlin", "global")  # the table is edited mid-run
+
+    outcome = await runs.remember("run_1", call_id="c", key="k", fact="v")
+    later = await runs.begin("run_2", actor=ADA, thread_id="thr_1", text="")
+    allowed = await runs.remember("run_2", call_id="c", key="k", fact="v")
+
+    assert not outcome.ok
+    assert outcome.error is not None
+    assert "actor:ada does not apply to ada" in outcome.error
+    assert later.digest.scopes[0] == "actor:ada"
+    assert allowed.ok
+
+
+async def test_remember_before_the_digest_is_refused(engine: AsyncEngine) -> None:
+    runs, _ = runs_over(engine)
+
+    with pytest.raises(RunNotStartedError, match="has no memory digest yet"):
+        await runs.remember("run_never", call_id="c", key="k", fact="v")
+
+
+async def test_concurrent_first_calls_for_one_run_agree_on_one_digest(engine: AsyncEngine) -> None:
+    runs, provider = runs_over(engine)
+    await provider.add([policy(f"k{i}", f"fact {i}") for i in range(30)])
+
+    results = await asyncio.gather(*(runs.begin("run_1", actor=ADA, thread_id="t", text="") for _ in range(8)))
+
+    assert len({r.block for r in results}) == 1
