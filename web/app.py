@@ -10,15 +10,17 @@ from typing import Any
 from jinja2 import StrictUndefined
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
-from litestar.di import Provide
+from litestar.di import NamedDependency, Provide
 from litestar.logging import LoggingConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.plugins import JsonRenderPlugin
+from litestar.openapi.spec import Components
 from litestar.plugins.htmx import HTMXPlugin, HTMXRequest
 from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
+from web.agent_api import agent_router, bearer_scheme
 from web.auth.oidc import OidcClient, TransactionSealer
 from web.auth.routes import callback, login, logout, signed_out
 from web.errors import LoginRequiredError, login_required_handler
@@ -38,11 +40,19 @@ async def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
+@get("/metrics", name="metrics", media_type="text/plain; version=0.0.4", include_in_schema=False)
+async def metrics(services: NamedDependency[Services]) -> str:
+    """Memory's diagnostics as Prometheus counters (this process's): never a key or a fact."""
+    return services.metrics.render()
+
+
 def create_app(settings: Settings, *, services: Services | None = None) -> Litestar:
     """The application. It opens its own services (database, repositories) on start and closes them on
     stop, unless the caller hands it ready ones (tests), which the caller then closes."""
     settings.require_server_settings()
-    holder: dict[str, Any] = {}
+    if services is not None and services.settings != settings:
+        msg = "create_app: the services were opened with other settings than the application's"
+        raise ValueError(msg)
     oidc = OidcClient(
         issuer=settings.oidc_issuer,
         client_id=settings.oidc_client_id,
@@ -57,16 +67,16 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
 
     @asynccontextmanager
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
-        holder["services"] = services or await open_services(settings)
+        app.state.services = services or await open_services(settings)
         try:
             yield
         finally:
             await oidc.aclose()
             if services is None:
-                await holder["services"].close()
+                await app.state.services.close()
 
-    def provide_services() -> Services:
-        return holder["services"]  # type: ignore[no-any-return]
+    def provide_services(state: State) -> Services:
+        return state.services  # type: ignore[no-any-return]
 
     async def before_request(request: Request[Any, Any, State]) -> Response[str] | None:
         return await csrf_failure(request, settings)
@@ -88,6 +98,8 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             signed_out,
             list_memories,
             delete_memory,
+            agent_router,
+            metrics,
             create_static_files_router(path="/static", directories=[PROJECT_ROOT / "static"], name="static"),
         ],
         dependencies={
@@ -111,6 +123,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             description="What an AI assistant has on file about people, and the people's own view of it.",
             path="/schema",
             render_plugins=[JsonRenderPlugin()],
+            components=Components(security_schemes={"agentToken": bearer_scheme}),
         ),
         logging_config=LoggingConfig(log_exceptions="always"),
     )

@@ -6,12 +6,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from store import MemoryConfig
-from store.persistence.engine import open_engine
-from store.persistence.migrate import upgrade_engine
-from store.persistence.provider import SqlMemoryProvider
-from store.persistence.registry import ConversationRegistry
-from store.persistence.sessions import DashboardSessions
+from store import Diagnostics, MemoryConfig
+from store.persistence import (
+    ConversationRegistry,
+    DashboardSessions,
+    RunJournal,
+    SqlMemoryProvider,
+    open_engine,
+    upgrade_engine,
+)
+from store.runs import MemoryRuns
+from web.metrics import MemoryMetrics
 from web.settings import Settings
 
 __all__ = ("Services", "open_services")
@@ -24,6 +29,9 @@ class Services:
     provider: SqlMemoryProvider
     sessions: DashboardSessions
     registry: ConversationRegistry
+    journal: RunJournal
+    runs: MemoryRuns
+    metrics: MemoryMetrics
     close: Callable[[], Awaitable[None]]
     """Closes the database connections: call it once, when the application stops."""
 
@@ -35,13 +43,25 @@ async def open_services(settings: Settings, *, migrate: bool | None = None) -> S
     if migrate if migrate is not None else settings.database_url.startswith("sqlite"):
         await upgrade_engine(engine)
     provider = SqlMemoryProvider(engine)
+    diagnostics = Diagnostics()
+    metrics = MemoryMetrics()
+    diagnostics.subscribe(metrics)
+    memory = MemoryConfig(
+        provider=provider,
+        max_memories=settings.max_memories,
+        max_fact_chars=settings.max_fact_chars,
+        diagnostics=diagnostics,
+    )
+    registry = ConversationRegistry(engine)
+    journal = RunJournal(engine)
     return Services(
         settings=settings,
-        memory=MemoryConfig(
-            provider=provider, max_memories=settings.max_memories, max_fact_chars=settings.max_fact_chars
-        ),
+        memory=memory,
         provider=provider,
         sessions=DashboardSessions(engine),
-        registry=ConversationRegistry(engine),
+        registry=registry,
+        journal=journal,
+        runs=MemoryRuns(memory, journal, registry),
+        metrics=metrics,
         close=engine.dispose,
     )

@@ -83,6 +83,20 @@ class Settings:
             "e.g. https://chat.example.com/threads/{thread_id}#{run_id}. Empty: no links."
         ),
     )
+    memory_enabled: bool = field(
+        default=True,
+        metadata=_doc(
+            "Whether agents get memory at all. Off: the agent routes say memory is off, offer no tool and "
+            "journal nothing; people can still read and forget what is on file."
+        ),
+    )
+    agent_tokens: str = field(
+        default="",
+        metadata=_doc(
+            "Comma-separated bearer tokens that agent runtimes present to the agent API; list several to "
+            "rotate them. Empty: the agent API refuses every call."
+        ),
+    )
     max_memories: int = field(default=20, metadata=_doc("How many memories one turn's prompt carries at most."))
     max_fact_chars: int = field(default=240, metadata=_doc("How many characters the assistant may write in one fact."))
 
@@ -104,8 +118,9 @@ class Settings:
         return self.base_url.startswith("https://")
 
     @property
-    def login_configured(self) -> bool:
-        return bool(self.oidc_issuer and self.oidc_client_id and self.oidc_client_secret)
+    def agent_token_list(self) -> tuple[str, ...]:
+        """The configured agent tokens, blanks dropped."""
+        return tuple(t.strip() for t in self.agent_tokens.split(",") if t.strip())
 
     def require_server_settings(self) -> None:
         """What serving the dashboard needs beyond the defaults; raises naming what is missing."""
@@ -154,7 +169,17 @@ class Settings:
         return dataclasses.replace(self, **changes)
 
 
+_TRUE = frozenset({"1", "true", "yes", "on"})
+_FALSE = frozenset({"0", "false", "no", "off"})
+
+
 def _parse(name: str, raw: str, spec: dataclasses.Field[Any]) -> Any:
+    if spec.type in {"bool", bool}:
+        value = raw.strip().lower()
+        if value not in _TRUE | _FALSE:
+            msg = f"{name} must be true or false, not {raw!r}"
+            raise SettingsError(msg)
+        return value in _TRUE
     if spec.type in {"int", int}:
         try:
             return int(raw.strip())

@@ -21,6 +21,8 @@ from web.services import Services, open_services
 from web.settings import Settings
 
 SECRET = "test-secret-key-that-is-long-enough-0123456789"
+AGENT_TOKEN = "agent-token-current-0123456789"
+AGENT_TOKEN_OLD = "agent-token-previous-0123456789"
 
 LoginAs = Callable[[Actor], Awaitable[str]]
 
@@ -35,6 +37,7 @@ def settings(tmp_path: Path) -> Settings:
         oidc_client_id="onfile",
         oidc_client_secret="client-secret",
         conversation_url="https://chat.example.com/threads/{thread_id}#{run_id}",
+        agent_tokens=f"{AGENT_TOKEN_OLD}, {AGENT_TOKEN}",
     )
 
 

@@ -1,0 +1,247 @@
+"""The API agent runtimes call on every turn: a run's digest, `remember`, and the conversation lifecycle.
+
+Authenticated by bearer service tokens (`ONFILE_AGENT_TOKENS`), never by a cookie; no CSRF, since
+no browser credential is accepted. The runtime asserts the actor it runs for.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar import Response, Router, delete, post
+from litestar.connection import ASGIConnection
+from litestar.di import NamedDependency
+from litestar.exceptions import NotAuthorizedException
+from litestar.handlers.base import BaseRouteHandler
+from litestar.openapi.spec import Example, SecurityScheme
+from litestar.params import Body, PathParameter
+
+from store import Actor
+from store.domain.codec import record_to_json
+from store.runs import RunActorMismatchError, RunMemory, RunNotStartedError
+from web.services import Services
+
+__all__ = ("agent_router", "bearer_scheme")
+
+Id = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+PathId = Annotated[str, PathParameter(min_length=1, max_length=200)]
+MEMORY_OFF = "Memory is switched off on this OnFile: no digest is resolved, nothing is written or journaled."
+
+
+class ActorIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    id: Id
+    tenant_ref: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
+    roles: Annotated[list[Id], msgspec.Meta(max_length=50)] = msgspec.field(default_factory=list)
+
+
+class DigestIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    actor: ActorIn
+    thread_id: Id | None = None
+    text: Annotated[str, msgspec.Meta(max_length=100_000)] = ""
+
+
+class OverrideOut(msgspec.Struct, rename="camel"):
+    scope: str
+    text: str
+    author: Literal["human", "agent"]
+
+
+class OriginOut(msgspec.Struct, rename="camel"):
+    author: Literal["human", "agent"]
+    thread_id: str | None
+    run_id: str | None
+    actor_ref: str | None
+
+
+class RecordOut(msgspec.Struct, rename="camel"):
+    id: str
+    key: str
+    text: str
+    scope: str
+    pinned: bool
+    origin: OriginOut
+    updated_at: str
+
+
+class EntryOut(RecordOut):
+    overrides: list[OverrideOut]
+
+
+class DigestOut(msgspec.Struct, rename="camel"):
+    memory: Literal["on", "off"]
+    scopes: list[str]
+    entries: list[EntryOut]
+    omitted: int
+    pinned_omitted: int
+    recalled: bool
+    block: str
+    writable: bool
+    tools: list[dict[str, Any]]
+
+
+class RememberIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    call_id: Id
+    key: Annotated[str, msgspec.Meta(max_length=10_000)]
+    fact: Annotated[str, msgspec.Meta(max_length=100_000)]
+
+
+class RememberOut(msgspec.Struct, rename="camel", omit_defaults=True):
+    ok: bool
+    record: RecordOut | None = None
+    error: str | None = None
+
+
+class DroppedRunsIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    run_ids: Annotated[list[Id], msgspec.Meta(min_length=1, max_length=10_000)]
+
+
+class ThreadOut(msgspec.Struct, rename="camel"):
+    thread_id: str
+    memories_kept: bool = True
+
+
+class ProblemOut(msgspec.Struct):
+    error: str
+
+
+def bearer_guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    """Constant-time comparison against every configured token (several at once, for rotation)."""
+    services: Services = connection.app.state.services
+    scheme, _space, presented = connection.headers.get("authorization", "").partition(" ")
+    tokens = services.settings.agent_token_list
+    matched = False
+    for token in tokens:
+        matched |= hmac.compare_digest(presented.strip().encode(), token.encode())
+    if scheme.lower() != "bearer" or not presented or not matched:
+        raise NotAuthorizedException(
+            detail="Agent calls need an Authorization: Bearer header with one of ONFILE_AGENT_TOKENS.",
+            headers={"WWW-Authenticate": 'Bearer realm="onfile-agent"'},
+        )
+
+
+def _record_out(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: data[k] for k in ("id", "key", "text", "scope", "pinned", "origin", "updatedAt")}
+
+
+def _digest_out(run: RunMemory) -> DigestOut:
+    payload = run.to_json()["digest"]
+    entries = [msgspec.convert({**_record_out(e), "overrides": e["overrides"]}, EntryOut) for e in payload["entries"]]
+    return DigestOut(
+        memory="on",
+        scopes=payload["scopes"],
+        entries=entries,
+        omitted=payload["omitted"],
+        pinned_omitted=payload["pinnedOmitted"],
+        recalled=payload["recalled"],
+        block=run.block,
+        writable=run.writable,
+        tools=list(run.tools),
+    )
+
+
+DIGEST_EXAMPLE = {
+    "actor": {"id": "u1", "tenantRef": "berlin", "roles": ["staff"]},
+    "threadId": "thr_42",
+    "text": "How far is the Spandau depot from Potsdam?",
+}
+
+
+@post(
+    "/runs/{run_id:str}/digest",
+    summary="Resolve a run's memory (once)",
+    description=(
+        "The first call resolves the actor's scopes, searches with the turn text, renders the block and records "
+        "it all as the run's memory:digest checkpoint, and registers the run with its thread. Every later call "
+        "for the run returns the recorded digest and the byte-identical block. A later call naming a different "
+        "actor is refused with 409."
+    ),
+    status_code=200,
+    responses={},
+)
+async def run_digest(
+    services: NamedDependency[Services],
+    run_id: PathId,
+    data: Annotated[DigestIn, Body(examples=[Example(summary="A turn", value=DIGEST_EXAMPLE)])],
+) -> Response[DigestOut | ProblemOut]:
+    if not services.settings.memory_enabled:
+        off = DigestOut("off", [], [], 0, 0, False, "", False, [])
+        return Response(off)
+    actor = Actor(id=data.actor.id, tenant_ref=data.actor.tenant_ref, roles=tuple(data.actor.roles))
+    try:
+        run = await services.runs.begin(run_id, actor=actor, thread_id=data.thread_id, text=data.text)
+    except RunActorMismatchError as error:
+        return Response(ProblemOut(str(error)), status_code=409)
+    return Response(_digest_out(run))
+
+
+@post(
+    "/runs/{run_id:str}/remember",
+    summary="Carry out the model's remember call (once per callId)",
+    description=(
+        "Writes the fact at the run's actor's own scope, authorised against the run's recorded scopes. Executed "
+        "once per (runId, callId): a retry or a replay returns the recorded outcome and writes nothing. A model's "
+        "mistake (empty, too long, more than one line) is ok=false with an error the model can act on. A run "
+        "with no recorded digest is 409."
+    ),
+    status_code=200,
+)
+async def run_remember(
+    services: NamedDependency[Services],
+    run_id: PathId,
+    data: Annotated[
+        RememberIn,
+        Body(
+            examples=[
+                Example(value={"callId": "call_1", "key": "fiscal-year", "fact": "they report on the calendar year"})
+            ]
+        ),
+    ],
+) -> Response[RememberOut | ProblemOut]:
+    if not services.settings.memory_enabled:
+        return Response(RememberOut(ok=False, error=MEMORY_OFF))
+    try:
+        outcome = await services.runs.remember(run_id, call_id=data.call_id, key=data.key, fact=data.fact)
+    except RunNotStartedError as error:
+        return Response(ProblemOut(str(error)), status_code=409)
+    if outcome.record is None:
+        return Response(RememberOut(ok=False, error=outcome.error))
+    return Response(RememberOut(ok=True, record=msgspec.convert(record_to_json(outcome.record), RecordOut)))
+
+
+@delete(
+    "/threads/{thread_id:str}",
+    summary="A conversation was deleted",
+    description="Memories concluded in it are kept; their origins stop resolving and the dashboard marks them.",
+    status_code=200,
+)
+async def thread_deleted(services: NamedDependency[Services], thread_id: PathId) -> ThreadOut:
+    await services.registry.delete_thread(thread_id)
+    return ThreadOut(thread_id=thread_id)
+
+
+@post(
+    "/threads/{thread_id:str}/dropped-runs",
+    summary="Turns were dropped from a conversation's history",
+    description="The history ceiling dropped these runs: memories are kept; their origins stop resolving.",
+    status_code=200,
+)
+async def runs_dropped(
+    services: NamedDependency[Services],
+    thread_id: PathId,
+    data: Annotated[DroppedRunsIn, Body(examples=[Example(value={"runIds": ["run_1", "run_2"]})])],
+) -> ThreadOut:
+    await services.registry.drop_runs(thread_id, data.run_ids)
+    return ThreadOut(thread_id=thread_id)
+
+
+bearer_scheme = SecurityScheme(type="http", scheme="bearer", description="One of ONFILE_AGENT_TOKENS.")
+
+agent_router = Router(
+    path="/agent",
+    route_handlers=[run_digest, run_remember, thread_deleted, runs_dropped],
+    guards=[bearer_guard],
+    security=[{"agentToken": []}],
+    tags=["agent runtime"],
+)
