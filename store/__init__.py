@@ -31,6 +31,7 @@ from store.domain import (
     resolve_digest,
     scope_kind,
 )
+from store.domain.prompt import anthropic_remember_tool, compose_system_prompt, openai_remember_tool
 from store.in_memory import InMemoryMemoryProvider
 from store.memory import (
     ForgetOutcome,
@@ -77,8 +78,10 @@ __all__ = (
     "WritableMemoryProvider",
     "WriteOutcome",
     "WriteRefusedError",
+    "anthropic_remember_tool",
     "build_memory_block",
     "check_memory_input",
+    "compose_system_prompt",
     "forget_memory",
     "in_render_order",
     "memories_on_file",
@@ -88,6 +91,7 @@ __all__ = (
     "neutralise",
     "normalise_scopes",
     "offer_memories",
+    "openai_remember_tool",
     "own_scope",
     "remember_tool",
     "resolve_digest",

@@ -1,0 +1,177 @@
+"""OnFile for Python agents: in-process over the database, or over HTTP, with one shape.
+
+    async with await OnFile.open("sqlite+aiosqlite:///onfile.sqlite3") as onfile:
+        run = await onfile.begin_run("run_1", actor=Actor("u1", "berlin"), thread_id="thr_1", text=turn_text)
+        system = compose_system_prompt(BASE_PROMPT, memory=run.block)
+        ... the model calls remember(key, fact) as tool call "call_7" ...
+        outcome = await run.remember("call_7", key, fact)
+
+`OnFileClient(base_url, token)` has the same `begin_run` and `Run.remember`, calling the service's
+agent API. Either way the run is journaled in the service's tables with the same guarantees: the
+digest is resolved once per run and replayed byte for byte, and each remember call runs once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any, Protocol, Self
+
+import httpx
+
+from store.domain.codec import digest_from_json, record_from_json
+from store.domain.precedence import DEFAULT_MAX_MEMORIES
+from store.domain.remember import DEFAULT_MAX_FACT_CHARS
+from store.domain.scopes import DefaultScopeResolver, ScopeResolver
+from store.domain.types import Actor, MemoryDigest
+from store.memory import MemoryConfig, WriteOutcome
+from store.persistence import ConversationRegistry, RunJournal, SqlMemoryProvider, open_engine, upgrade_engine
+from store.runs import MemoryRuns, RunActorMismatchError, RunMemory, RunNotStartedError
+
+__all__ = ("OnFile", "OnFileClient", "OnFileError", "Run")
+
+
+class OnFileError(RuntimeError):
+    """The service refused a call (an unknown run, a different actor, a bad token)."""
+
+
+class _Remembers(Protocol):
+    async def __call__(self, run_id: str, call_id: str, key: str, fact: str) -> WriteOutcome: ...
+
+
+@dataclass(frozen=True)
+class Run:
+    """One run's memory: what goes into the system prompt, the tools to offer, and `remember`."""
+
+    run_id: str
+    block: str
+    digest: MemoryDigest
+    tools: tuple[dict[str, Any], ...]
+    writable: bool
+    _remember: _Remembers = field(repr=False)
+
+    async def remember(self, call_id: str, key: str, fact: str) -> WriteOutcome:
+        """Carry out the model's remember tool call `call_id`; a retry or replay returns the recorded outcome."""
+        return await self._remember(self.run_id, call_id, key, fact)
+
+
+class OnFile:
+    """OnFile in-process, over its own database (the same tables the service uses)."""
+
+    def __init__(self, runs: MemoryRuns, registry: ConversationRegistry, close: Any) -> None:
+        self._runs = runs
+        self._registry = registry
+        self._close = close
+
+    @classmethod
+    async def open(
+        cls,
+        database_url: str,
+        *,
+        scopes: ScopeResolver | None = None,
+        max_memories: int = DEFAULT_MAX_MEMORIES,
+        max_fact_chars: int = DEFAULT_MAX_FACT_CHARS,
+        migrate: bool = True,
+    ) -> OnFile:
+        engine = open_engine(database_url)
+        if migrate:
+            await upgrade_engine(engine)
+        config = MemoryConfig(
+            provider=SqlMemoryProvider(engine),
+            scopes=scopes or DefaultScopeResolver(),
+            max_memories=max_memories,
+            max_fact_chars=max_fact_chars,
+        )
+        registry = ConversationRegistry(engine)
+        return cls(MemoryRuns(config, RunJournal(engine), registry), registry, engine.dispose)
+
+    async def close(self) -> None:
+        await self._close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        await self.close()
+
+    async def begin_run(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> Run:
+        """The run's memory, resolved on the first call and read back on every later one."""
+        try:
+            recorded = await self._runs.begin(run_id, actor=actor, thread_id=thread_id, text=text)
+        except RunActorMismatchError as error:
+            raise OnFileError(str(error)) from None
+        return self._run(recorded)
+
+    async def thread_deleted(self, thread_id: str) -> None:
+        await self._registry.delete_thread(thread_id)
+
+    async def runs_dropped(self, thread_id: str, run_ids: Sequence[str]) -> None:
+        await self._registry.drop_runs(thread_id, run_ids)
+
+    def _run(self, recorded: RunMemory) -> Run:
+        async def remember(run_id: str, call_id: str, key: str, fact: str) -> WriteOutcome:
+            try:
+                return await self._runs.remember(run_id, call_id=call_id, key=key, fact=fact)
+            except RunNotStartedError as error:  # pragma: no cover - a Run exists only after its digest
+                raise OnFileError(str(error)) from None
+
+        return Run(recorded.run_id, recorded.block, recorded.digest, recorded.tools, recorded.writable, remember)
+
+
+class OnFileClient:
+    """The same shape over the service's agent API (`/agent/runs/...`), with a bearer token."""
+
+    def __init__(self, base_url: str, token: str, *, http: httpx.AsyncClient | None = None) -> None:
+        self._http = http or httpx.AsyncClient(base_url=base_url.rstrip("/"), timeout=30)
+        self._headers = {"Authorization": f"Bearer {token}"}
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        await self.close()
+
+    async def begin_run(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> Run:
+        body = {
+            "actor": {"id": actor.id, "tenantRef": actor.tenant_ref, "roles": list(actor.roles)},
+            "threadId": thread_id,
+            "text": text,
+        }
+        data = await self._call("POST", f"/agent/runs/{run_id}/digest", body)
+        digest = digest_from_json(
+            {
+                "scopes": data["scopes"],
+                "entries": [{**e, "recordPinned": e["pinned"]} for e in data["entries"]],
+                "omitted": data["omitted"],
+                "pinnedOmitted": data["pinnedOmitted"],
+                "recalled": data["recalled"],
+            }
+        )
+        return Run(run_id, data["block"], digest, tuple(data["tools"]), data["writable"], self._remember)
+
+    async def thread_deleted(self, thread_id: str) -> None:
+        await self._call("DELETE", f"/agent/threads/{thread_id}", None)
+
+    async def runs_dropped(self, thread_id: str, run_ids: Sequence[str]) -> None:
+        await self._call("POST", f"/agent/threads/{thread_id}/dropped-runs", {"runIds": list(run_ids)})
+
+    async def _remember(self, run_id: str, call_id: str, key: str, fact: str) -> WriteOutcome:
+        data = await self._call("POST", f"/agent/runs/{run_id}/remember", {"callId": call_id, "key": key, "fact": fact})
+        if data["ok"]:
+            return WriteOutcome(ok=True, record=record_from_json(data["record"]))
+        return WriteOutcome(ok=False, error=data["error"])
+
+    async def _call(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
+        response = await self._http.request(method, path, json=body, headers=self._headers)
+        if response.status_code >= 400:
+            try:
+                detail = response.json().get("error") or response.json().get("detail")
+            except ValueError:
+                detail = response.text
+            msg = f"OnFile answered {response.status_code} to {method} {path}: {detail}"
+            raise OnFileError(msg)
+        return response.json()
