@@ -1,0 +1,114 @@
+"""The rules of the elevated area: who administers which scope, the pin budget, and why a preview
+left an entry out. Pure: a deployment's own gate may do I/O, the default one reads roles."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Literal, Protocol, runtime_checkable
+
+from store.domain.scopes import GLOBAL_SCOPE
+from store.domain.types import Actor, DigestEntry, MemoryDigest, MemoryRecord
+
+__all__ = (
+    "AdminGate",
+    "LeftOut",
+    "PinBudget",
+    "RoleGate",
+    "entries_left_out",
+    "pin_budget",
+)
+
+
+@runtime_checkable
+class AdminGate(Protocol):
+    """A deployment's answer to "may this person administer that scope" and "may they preview prompts"."""
+
+    async def administers(self, actor: Actor, scope: str) -> bool: ...
+
+    async def may_preview(self, actor: Actor) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RoleGate:
+    """The default gate, from the identity provider's roles: `admin_role` administers the person's own
+    organisation (`tenant:<their tenant>`), `global_admin_role` administers `global`, and
+    `support_role` may preview what the model will see. Nobody administers another organisation."""
+
+    admin_role: str = "onfile-admin"
+    global_admin_role: str = "onfile-global-admin"
+    support_role: str = "onfile-support"
+
+    async def administers(self, actor: Actor, scope: str) -> bool:
+        if scope == GLOBAL_SCOPE:
+            return self.global_admin_role in actor.roles
+        return bool(actor.tenant_ref) and scope == f"tenant:{actor.tenant_ref}" and self.admin_role in actor.roles
+
+    async def may_preview(self, actor: Actor) -> bool:
+        return self.support_role in actor.roles
+
+
+@dataclass(frozen=True, slots=True)
+class PinBudget:
+    """How many keys are always on at a scope against the ceiling of one turn's block.
+
+    `over` is true when the pinned keys exceed `max_memories`: then some always-on facts stop reaching
+    prompts (they show up as pinnedOmitted).
+    """
+
+    scope: str
+    pinned_keys: int
+    max_memories: int
+
+    @property
+    def over(self) -> bool:
+        return self.pinned_keys > self.max_memories
+
+    @property
+    def warning(self) -> str | None:
+        if not self.over:
+            return None
+        dropped = self.pinned_keys - self.max_memories
+        return (
+            f"{self.pinned_keys} keys are always on at {self.scope}, but a prompt carries at most "
+            f"{self.max_memories} memories: {dropped} always-on fact{'s' if dropped != 1 else ''} would stop "
+            "reaching prompts. Unpin something or raise the ceiling."
+        )
+
+
+def pin_budget(
+    records: Iterable[MemoryRecord], *, scope: str, max_memories: int, pinning: str | None = None
+) -> PinBudget:
+    """The budget at `scope` as it is, or as it would be after pinning the key `pinning`."""
+    keys = {r.key for r in records if r.scope == scope and r.pinned}
+    if pinning is not None:
+        keys.add(pinning)
+    return PinBudget(scope=scope, pinned_keys=len(keys), max_memories=max_memories)
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOut:
+    """An entry that applies to the person but is not in the turn's block, and why."""
+
+    entry: DigestEntry
+    reason: Literal["budget", "relevance"]
+
+    @property
+    def explanation(self) -> str:
+        if self.reason == "relevance":
+            return "The search did not find it relevant to this turn's text."
+        return "It applies, but the block was full: the ceiling dropped it (widest and stalest go first)."
+
+
+def entries_left_out(
+    everything: MemoryDigest, offered: MemoryDigest, candidate_keys: Sequence[str] | None
+) -> list[LeftOut]:
+    """Every entry of the read-back (`everything`) missing from the turn (`offered`), with its reason:
+    `relevance` when a search chose the candidates and did not return the key, `budget` otherwise."""
+    shown = {e.key for e in offered.entries}
+    candidates = None if candidate_keys is None else set(candidate_keys)
+    return [
+        LeftOut(entry=e, reason="relevance" if candidates is not None and e.key not in candidates else "budget")
+        for e in everything.entries
+        if e.key not in shown
+    ]
