@@ -14,9 +14,9 @@ from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
 from litestar.params import Parameter, QueryParameter
 
-from store import MemoryDigest, ScopeContext, forget_memory, in_render_order, memories_on_file
-from store.persistence.registry import Origin
+from store import ScopeContext, forget_memory
 from web.auth.sessions import Viewer
+from web.on_file import on_file, origin_of, resolving_origins
 from web.services import Services
 
 __all__ = ("MemoryEntryOut", "delete_memory", "list_memories", "read_back")
@@ -59,12 +59,9 @@ class ErrorOut(msgspec.Struct, frozen=True):
 async def read_back(
     services: NamedDependency[Services], viewer: NamedDependency[Viewer], thread_id: str | None
 ) -> list[MemoryEntryOut]:
-    digest: MemoryDigest = await memories_on_file(
-        services.memory, ScopeContext(actor=viewer.actor, thread_id=thread_id)
-    )
-    entries = in_render_order(digest)
-    origins = [Origin(e.record.origin.thread_id, e.record.origin.run_id) for e in entries]
-    resolving = await services.registry.origins_resolve(origins)
+    entries = (await on_file(services, viewer.actor, thread_id)).entries
+    origins = [origin_of(e) for e in entries]
+    resolving = await resolving_origins(services, entries)
     return [
         MemoryEntryOut(
             id=e.record.id,
