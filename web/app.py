@@ -24,6 +24,7 @@ from web.agent_api import agent_router, bearer_scheme
 from web.auth.oidc import OidcClient, TransactionSealer
 from web.auth.routes import callback, login, logout, signed_out
 from web.errors import LoginRequiredError, login_required_handler
+from web.pages.memories import forget_on_page, memories, undo_forget
 from web.readback import delete_memory, list_memories
 from web.security import csrf_failure, security_headers
 from web.services import Services, open_services
@@ -98,6 +99,9 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             signed_out,
             list_memories,
             delete_memory,
+            memories,
+            forget_on_page,
+            undo_forget,
             agent_router,
             metrics,
             create_static_files_router(path="/static", directories=[PROJECT_ROOT / "static"], name="static"),

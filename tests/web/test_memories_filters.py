@@ -1,0 +1,201 @@
+"""Filtering the page, its counts, and reaching every one of 10,000 memories."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Iterator
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from store import MemoryRecord
+from store.persistence.registry import Origin
+from tests.web.builders import ADA, HTMX, make_record, page_of, seed
+from tests.web.conftest import LoginAs
+from tests.web.html_tree import Element
+from web.services import Services
+from web.views.listing import PAGE_SIZE
+
+
+@pytest.fixture
+async def assorted(services: Services) -> None:
+    await seed(
+        services,
+        make_record("m_units", "units", "Road distances in MILES", author="human"),
+        make_record("m_tone", "tone", "short answers"),
+        make_record("m_depot", "depot", "Spandau, early shift"),
+        make_record("m_org_tone", "greeting", "formal greetings", "tenant:berlin", author="human", actor_ref="lena"),
+        make_record("m_org_miles", "mileage", "claims in kilometres", "tenant:berlin", author="human"),
+        make_record("m_all", "dates", "ISO dates", "global", author="human", actor_ref="root"),
+    )
+
+
+def shown(page: Element) -> list[str]:
+    return [row["data-entry"] for row in page.find_all("li", {"data-entry": True})]
+
+
+def counts(page: Element) -> dict[str, str]:
+    return {c["id"].removeprefix("count-"): c["data-count"] for c in page.find_all("span", {"class": "count"})}
+
+
+@pytest.mark.usefixtures("assorted")
+async def test_the_text_filter_matches_keys_and_facts_ignoring_case(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    await login_as(ADA)
+
+    by_fact = page_of(await client.get("/?q=miles"))
+    by_key = page_of(await client.get("/?q=TONE"))
+
+    assert shown(by_fact) == ["m_units"], "“mileage” is a key without “miles” in it"
+    assert shown(by_key) == ["m_tone"]
+    summary = by_fact.one(attrs={"id": "summary"})
+    assert (summary["data-matching"], summary["data-total"]) == ("1", "6")
+    assert summary.text.startswith("1 memory matches your filter, of 6 memories on file")
+    assert summary.one("a", {"data-action": "clear-filter"})["href"] == "/"
+    assert by_fact.one("input", {"name": "q"})["value"] == "miles"
+
+
+@pytest.mark.usefixtures("assorted")
+async def test_the_group_and_author_filters_narrow_the_list_and_every_count_stays_in_view(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    await login_as(ADA)
+
+    everything = page_of(await client.get("/"))
+    organisation = page_of(await client.get("/?group=organisation"))
+    assistant = page_of(await client.get("/?author=assistant"))
+    administrators = page_of(await client.get("/?author=administrator&q=s"))
+
+    assert counts(everything) == {"you": "3", "organisation": "2", "everyone": "1"}
+    options = everything.one("select", {"name": "group"}).find_all("option")
+    assert [(o["value"], o.text) for o in options] == [
+        ("", "Everything (6)"),
+        ("you", "About you alone (3)"),
+        ("organisation", "Your organisation (2)"),
+        ("everyone", "Everyone (1)"),
+    ]
+    assert shown(organisation) == ["m_org_tone", "m_org_miles"]
+    assert organisation.one("select", {"name": "group"}).one("option", {"selected": True})["value"] == "organisation"
+    assert shown(assistant) == ["m_depot", "m_tone"]
+    assert counts(assistant) == {"you": "2"}, "groups with nothing matching are left out"
+    assert shown(administrators) == ["m_org_tone", "m_org_miles", "m_all"]
+    assert administrators.one(attrs={"id": "count-organisation"}).text == "2 of 2 memories"
+
+
+@pytest.mark.usefixtures("assorted")
+async def test_unknown_filter_values_read_as_no_filter(client: AsyncTestClient[Litestar], login_as: LoginAs) -> None:
+    await login_as(ADA)
+
+    page = page_of(await client.get("/?group=actor:bob&author=robot&page=x"))
+
+    assert len(shown(page)) == 6
+    assert page.one(attrs={"id": "summary"}).find("a") is None
+
+
+@pytest.mark.usefixtures("assorted")
+async def test_nothing_matching_says_so_and_offers_everything(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    await login_as(ADA)
+
+    page = page_of(await client.get("/?q=zebra"))
+
+    empty = page.one(attrs={"data-empty": "no-match"})
+    assert empty.one("h2").text == "Nothing matches your filter"
+    assert "“zebra”" in empty.text
+    assert empty.one("a", {"data-action": "clear-filter"})["href"] == "/"
+    assert page.one(attrs={"id": "summary"})["data-total"] == "6"
+
+
+@pytest.mark.usefixtures("assorted")
+async def test_the_filter_form_works_as_a_plain_get_and_updates_in_place_with_htmx(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    await login_as(ADA)
+
+    page = page_of(await client.get("/"))
+    response = await client.get("/?q=tone&group=&author=", headers={**HTMX, "HX-Target": "on-file"})
+
+    form = page.one("form", {"data-filters": True})
+    assert (form["method"], form["action"], form["hx-get"], form["hx-target"]) == ("get", "/", "/", "#on-file")
+    assert form["hx-push-url"] == "true"
+    assert "delay:" in form["hx-trigger"]
+    assert form.one("button", {"type": "submit"})
+    assert response.status_code == 200
+    assert response.headers["vary"] == "HX-Request, HX-Target"
+    fragment = page_of(response)
+    assert [e.tag for e in fragment.children if isinstance(e, Element)] == ["section"]
+    assert fragment.one("section", {"id": "on-file"}) is not None
+    assert shown(fragment) == ["m_tone"]
+
+
+def many(count: int, scope: str = "actor:ada") -> Iterator[MemoryRecord]:
+    for i in range(count):
+        yield make_record(f"m{i:05d}", f"k{i:05d}", f"fact {i}", scope, thread_id=f"thr_{i}", run_id=f"run_{i}")
+
+
+async def test_ten_thousand_memories_give_a_first_page_and_every_one_is_reachable(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await seed(services, *many(10_000), make_record("m_org", "org", "policy", "tenant:berlin", author="human"))
+    asked: list[int] = []
+    resolve = services.registry.origins_resolve
+
+    async def counting(origins: Iterable[Origin]) -> frozenset[Origin]:
+        given = list(origins)
+        asked.append(len(given))
+        return await resolve(given)
+
+    monkeypatch.setattr(services.registry, "origins_resolve", counting)
+    await login_as(ADA)
+
+    started = time.perf_counter()
+    first = page_of(await client.get("/"))
+    elapsed = time.perf_counter() - started
+
+    assert elapsed < 5, f"the first screen took {elapsed:.2f}s"
+    assert first.one(attrs={"id": "summary"})["data-total"] == "10001"
+    assert shown(first) == [*(f"m{i:05d}" for i in range(PAGE_SIZE)), "m_org"]
+    assert asked == [PAGE_SIZE + 1], "origins are resolved for the rendered entries only"
+    more = first.one("li", {"data-more": "you"}).one("a", {"data-action": "show-more"})
+    assert more.text == f"Show {PAGE_SIZE} more"
+
+    chunk = page_of(await client.get(more["hx-get"], headers={**HTMX, "HX-Target": "more-you"}))
+    assert shown(chunk) == [f"m{i:05d}" for i in range(PAGE_SIZE, 2 * PAGE_SIZE)]
+    assert chunk.one("li", {"data-more": "you"}).one("a")["hx-get"] != more["hx-get"]
+
+    plain = page_of(await client.get(more["href"]))
+    assert shown(plain) == [f"m{i:05d}" for i in range(PAGE_SIZE, 2 * PAGE_SIZE)], "the plain link continues too"
+    last = page_of(await client.get(plain.one("a", {"data-page": "last"})["href"]))
+    assert shown(last)[-1] == "m09999"
+    assert last.one(attrs={"data-range": True}).text == "Showing 9,951–10,000 of 10,000"
+    assert last.find("a", {"data-page": "next"}) is None
+    assert last.find("li", {"data-more": True}) is None
+    assert parse_qs(urlsplit(last.one("a", {"data-page": "previous"})["href"]).query)["page"] == ["199"]
+
+
+async def test_show_more_after_forgetting_in_place_skips_nothing(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, *many(PAGE_SIZE + 3))
+    token = await login_as(ADA)
+    more = page_of(await client.get("/")).one("a", {"data-action": "show-more"})["hx-get"]
+    await client.post("/memories/m00001/forget", data={"back": "/"}, headers={**HTMX, "X-CSRF-Token": token})
+
+    chunk = page_of(await client.get(more, headers={**HTMX, "HX-Target": "more-you"}))
+
+    assert shown(chunk) == [f"m{i:05d}" for i in range(PAGE_SIZE, PAGE_SIZE + 3)]
+
+
+async def test_show_more_for_a_group_that_is_no_longer_there_answers_nothing(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    await login_as(ADA)
+
+    headers = {**HTMX, "HX-Target": "more-shared-depot-x"}
+    response = await client.get("/?group=shared-depot-x&after=1:k", headers=headers)
+
+    assert (response.status_code, response.text) == (200, "")

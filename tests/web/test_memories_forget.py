@@ -1,0 +1,260 @@
+"""Forgetting from the page, as a plain form and in place with htmx, and undoing it."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from store import MemoryOrigin, ScopeContext
+from tests.web.builders import ADA, HTMX, make_record, page_of, seed
+from tests.web.conftest import LoginAs
+from tests.web.html_tree import Element
+from web.pages import undo
+from web.services import Services
+
+
+async def keys_on_page(client: AsyncTestClient[Litestar], path: str = "/") -> list[tuple[str, str]]:
+    page = page_of(await client.get(path))
+    return [(row["data-entry"], row["data-key"]) for row in page.find_all("li", {"data-entry": True})]
+
+
+async def test_a_plain_form_forgets_and_redirects_back_with_a_notice_offering_undo(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"), make_record("m_tone", "tone", "short"))
+    token = await login_as(ADA)
+
+    response = await client.post(
+        "/memories/m_units/forget", data={"csrf_token": token, "back": "/?q=s&author=assistant"}, follow_redirects=False
+    )
+
+    assert response.status_code == 303
+    assert response.headers["location"] == "/?q=s&author=assistant"
+    page = page_of(await client.get("/"))
+    notice = page.one(attrs={"data-notice": "forgotten"})
+    assert notice.one("p", {"class": "notice-message"}).text == "Forgotten: “units”."
+    assert notice.one("form", {"data-undo": True}).one("input", {"name": "csrf_token"})["value"] == token
+    assert [row["data-key"] for row in page.find_all("li", {"data-entry": True})] == ["tone"]
+    again = page_of(await client.get("/"))
+    assert again.find(attrs={"data-notice": True}) is None, "a notice is shown once"
+
+
+async def test_an_unsafe_return_address_comes_back_to_the_page_itself(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"))
+    token = await login_as(ADA)
+
+    response = await client.post(
+        "/memories/m_units/forget", data={"csrf_token": token, "back": "https://evil.example/"}, follow_redirects=False
+    )
+
+    assert (response.status_code, response.headers["location"]) == (303, "/")
+
+
+async def test_htmx_forgets_in_place_answering_nothing_for_the_row_and_the_new_counts(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"), make_record("m_tone", "tone", "short"))
+    token = await login_as(ADA)
+
+    response = await client.post(
+        "/memories/m_units/forget", data={"back": "/"}, headers={**HTMX, "X-CSRF-Token": token}
+    )
+
+    assert response.status_code == 200
+    assert "hx-retarget" not in response.headers
+    parts = page_of(response).children
+    elements = [p for p in parts if isinstance(p, Element)]
+    assert all(e.get("hx-swap-oob") for e in elements), "nothing but out-of-band parts: the row itself goes"
+    by_id = {e["id"]: e for e in elements}
+    assert by_id["notice"]["hx-swap-oob"] == "innerHTML"
+    assert by_id["notice"].one(attrs={"data-notice": "forgotten"}).one("button", {"data-action": "undo"})
+    assert by_id["summary"]["data-total"] == "1"
+    assert by_id["count-you"].text == "1 memory"
+    assert await keys_on_page(client) == [("m_tone", "tone")]
+
+
+async def test_forgetting_your_own_override_reveals_the_wider_value(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(
+        services,
+        make_record("m_mine", "units", "miles"),
+        make_record("m_org", "units", "kilometres", "tenant:berlin", author="human"),
+        make_record("m_tone", "tone", "short"),
+    )
+    token = await login_as(ADA)
+    assert await keys_on_page(client) == [("m_tone", "tone"), ("m_mine", "units")]
+
+    response = await client.post("/memories/m_mine/forget", data={"back": "/"}, headers={**HTMX, "X-CSRF-Token": token})
+
+    assert (response.headers["hx-retarget"], response.headers["hx-reswap"]) == ("#on-file", "outerHTML")
+    answer = page_of(response)
+    revealed = answer.one("section", {"data-group": "organisation"}).one("li", {"data-entry": "m_org"})
+    assert revealed.one(attrs={"data-fact": True}).text == "kilometres"
+    assert answer.one(attrs={"data-notice-detail": True}).text == (
+        "Your organisation's default is “kilometres”, and that now applies to you."
+    )
+    assert await keys_on_page(client) == [("m_tone", "tone"), ("m_org", "units")]
+
+
+async def test_forgetting_a_wider_memory_is_refused_with_the_reason(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_org", "tone", "formal", "tenant:berlin", author="human"))
+    token = await login_as(ADA)
+
+    plain = await client.post("/memories/m_org/forget", data={"csrf_token": token, "back": "/"})
+    htmx = await client.post("/memories/m_org/forget", data={"back": "/"}, headers={**HTMX, "X-CSRF-Token": token})
+
+    assert plain.status_code == 403
+    problem = page_of(plain).one(attrs={"data-problem": "403"})
+    assert problem.one("h1").text == "This memory can't be forgotten here"
+    assert "Managed by your organisation" in problem.text
+    assert "tenant:berlin" in problem.one("p", {"class": "notice-detail"}).text, "the verdict's own reason"
+    assert htmx.status_code == 403
+    assert page_of(htmx).one(attrs={"data-problem": "403"}).get("role") == "alert"
+    assert await keys_on_page(client) == [("m_org", "tone")]
+
+
+async def test_another_persons_an_unknown_and_a_beaten_memory_all_answer_the_same_404(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(
+        services,
+        make_record("m_bob", "tone", "casual", "actor:bob", actor_ref="bob"),
+        make_record("m_mine", "units", "miles", "actor:ada"),
+        make_record("m_beaten", "units", "kilometres", "global", author="human"),
+    )
+    token = await login_as(ADA)
+
+    answers = [
+        await client.post(f"/memories/{id}/forget", data={"csrf_token": token, "back": "/"})
+        for id in ("m_bob", "m_beaten", "nope")
+    ]
+
+    assert {a.status_code for a in answers} == {404}
+    assert len({a.text for a in answers}) == 1
+    assert page_of(answers[0]).one("h1").text == "That memory isn't on file for you"
+    assert len(await keys_on_page(client)) == 1
+
+
+async def test_a_plain_form_without_its_csrf_token_changes_nothing(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"))
+    await login_as(ADA)
+
+    missing = await client.post("/memories/m_units/forget", data={"back": "/"})
+    forged = await client.post("/memories/m_units/forget", data={"back": "/", "csrf_token": "0" * 64})
+
+    assert (missing.status_code, forged.status_code) == (403, 403)
+    assert await keys_on_page(client) == [("m_units", "units")]
+
+
+async def test_forgetting_without_a_login_goes_to_the_login(client: AsyncTestClient[Litestar]) -> None:
+    plain = await client.post("/memories/m_units/forget", data={"back": "/"}, follow_redirects=False)
+    htmx = await client.post("/memories/m_units/forget", headers=HTMX, follow_redirects=False)
+
+    assert plain.status_code == 303
+    assert plain.headers["location"].startswith("/login?next=")
+    assert htmx.headers["hx-redirect"].startswith("/login?next=")
+
+
+def undo_token_on(page: Element) -> str:
+    return page.one("form", {"data-undo": True}).one("input", {"name": "token"})["value"]
+
+
+async def forget_plainly(client: AsyncTestClient[Litestar], id: str, token: str) -> str:
+    """Forget with the plain form, follow the redirect, and return the undo token the page offers."""
+    page = page_of(await client.post(f"/memories/{id}/forget", data={"csrf_token": token, "back": "/"}))
+    return undo_token_on(page)
+
+
+async def test_undo_writes_the_same_key_text_and_origin_back_at_your_own_scope(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_tone", "tone", "short answers", thread_id="thr_1", run_id="run_1"))
+    token = await login_as(ADA)
+    undo_with = await forget_plainly(client, "m_tone", token)
+
+    response = await client.post(
+        "/memories/undo", data={"csrf_token": token, "token": undo_with, "back": "/"}, follow_redirects=False
+    )
+
+    assert (response.status_code, response.headers["location"]) == (303, "/")
+    page = page_of(await client.get("/"))
+    assert page.one(attrs={"data-notice": "restored"}).text.startswith("“tone” is back on file.")
+    row = page.one("li", {"data-key": "tone"})
+    assert row["data-entry"] != "m_tone", "a new write: a new id"
+    assert row.one(attrs={"data-fact": True}).text == "short answers"
+    assert row["data-author"] == "assistant"
+    (record,) = await services.provider.list(scopes=["actor:ada"], ctx=ScopeContext(actor=ADA))
+    assert record.origin == MemoryOrigin(author="agent", thread_id="thr_1", run_id="run_1", actor_ref="ada")
+
+
+async def test_undo_with_htmx_answers_the_list_and_the_notice(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_tone", "tone", "short"))
+    token = await login_as(ADA)
+    forgotten = page_of(
+        await client.post("/memories/m_tone/forget", data={"back": "/"}, headers={**HTMX, "X-CSRF-Token": token})
+    )
+
+    response = await client.post(
+        "/memories/undo",
+        data={"token": undo_token_on(forgotten), "back": "/"},
+        headers={**HTMX, "X-CSRF-Token": token},
+    )
+
+    assert response.status_code == 200
+    answer = page_of(response)
+    assert answer.one("section", {"id": "on-file"}).one("li", {"data-key": "tone"})
+    assert answer.one(attrs={"id": "notice", "hx-swap-oob": "innerHTML"}).one(attrs={"data-notice": "restored"})
+
+
+async def test_undo_keeps_a_value_written_since_the_forget(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_tone", "tone", "short"))
+    token = await login_as(ADA)
+    undo_with = await forget_plainly(client, "m_tone", token)
+    await seed(services, make_record("m_new", "tone", "detailed"))
+
+    response = await client.post("/memories/undo", data={"csrf_token": token, "token": undo_with, "back": "/"})
+
+    assert response.status_code == 409
+    assert "newer value was kept" in page_of(response).one(attrs={"data-problem": "409"}).text
+    assert await keys_on_page(client) == [("m_new", "tone")]
+
+
+@pytest.mark.parametrize("tamper", ["forged", "other session", "expired"])
+async def test_an_undo_token_that_is_forged_foreign_or_late_restores_nothing(
+    client: AsyncTestClient[Litestar],
+    services: Services,
+    login_as: LoginAs,
+    monkeypatch: pytest.MonkeyPatch,
+    tamper: str,
+) -> None:
+    await seed(services, make_record("m_tone", "tone", "short"))
+    token = await login_as(ADA)
+    undo_with = await forget_plainly(client, "m_tone", token)
+    if tamper == "forged":
+        body, _, mac = undo_with.partition(".")
+        undo_with = f"{body[:-4]}AAAA.{mac}"
+    elif tamper == "other session":
+        token = await login_as(ADA)
+    else:
+        later = datetime.now(UTC) + timedelta(seconds=undo.UNDO_SECONDS + 5)
+        monkeypatch.setattr("web.pages.memories._now", lambda: later)
+
+    response = await client.post("/memories/undo", data={"csrf_token": token, "token": undo_with, "back": "/"})
+
+    assert response.status_code == 410
+    assert page_of(response).one("h1").text == "That can't be undone"
+    assert await keys_on_page(client) == []

@@ -1,0 +1,216 @@
+"""'What's on file about you' (`/`): the page, forgetting from it, and undoing a forget.
+
+Every handler works as a plain form or link first; with htmx the same URL answers a fragment:
+
+- `GET /` renders the page; an htmx request answers the part it targets (`#on-file` for the
+  filter, a group's `.more` item for "show more"). A history-restore request gets the whole page.
+- `POST /memories/{id}/forget` redirects back with a notice (303), or for htmx answers the row's
+  replacement — nothing, so it goes — plus the counts and the notice out of band. When forgetting
+  revealed a wider value (or emptied the group) the whole list is re-rendered instead.
+- `POST /memories/undo` writes a forgotten memory back (see `web.pages.undo`).
+
+Refusals: 403 for a memory held at a wider scope, 404 for anything the person cannot see, 409 or
+410 for an undo that cannot happen. Whether something may be forgotten is decided in `store`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Annotated, NamedTuple
+from urllib.parse import parse_qs, urlsplit
+
+from litestar import MediaType, Response, get, post
+from litestar.di import NamedDependency
+from litestar.enums import RequestEncodingType
+from litestar.params import Body, FromPath, QueryParameter
+from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
+from litestar.response import Redirect, Template
+
+from store import DigestEntry, ForgetOutcome, ScopeContext, forget_memory
+from web.auth.sessions import Viewer
+from web.on_file import OnFile, on_file, resolving_origins
+from web.pages.undo import (
+    NOTICE_COOKIE,
+    RestoreOutcome,
+    clear_notice_cookie,
+    notice_cookie,
+    read_notice,
+    restore_forgotten,
+    undo_token,
+)
+from web.security import safe_next_path
+from web.services import Services
+from web.views.listing import MemoryQuery, select_entries
+from web.views.memories import MemoriesPage, NoticeView, ProblemView, memories_page
+from web.views.words import scope_words
+
+__all__ = ("ReturnForm", "forget_on_page", "memories", "undo_forget")
+
+# A person's own page: never cached, and the same URL answers a page or a fragment.
+_HEADERS = {"Cache-Control": "no-store", "Vary": "HX-Request, HX-Target"}
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnForm:
+    """The fields the page's forms post: where to come back to and, for an undo, its token."""
+
+    back: str = "/"
+    token: str = ""
+    csrf_token: str = ""
+
+
+Form = Annotated[ReturnForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
+
+
+@get("/", name="memories", include_in_schema=False)
+async def memories(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    q: Annotated[str | None, QueryParameter(name="q", description="Text to find in keys and facts.")] = None,
+    group: Annotated[str | None, QueryParameter(name="group", description="Only this group.")] = None,
+    author: Annotated[str | None, QueryParameter(name="author", description="you, assistant or administrator.")] = None,
+    page: Annotated[str | None, QueryParameter(name="page", description="The group's page, from 1.")] = None,
+    after: Annotated[str | None, QueryParameter(name="after", description="Show more after this entry.")] = None,
+) -> Template | Response[str]:
+    query = MemoryQuery.parse(text=q, group=group, author=author, page=page, after=after)
+    target = request.htmx.target if request.htmx and not request.htmx.history_restore_request else None
+    now = _now()
+    notice = None if target else read_notice(services, viewer, request.cookies.get(NOTICE_COOKIE), now)
+    view = await _page(services, viewer, await on_file(services, viewer.actor), query, now, notice)
+    if target is None:
+        cookies = [clear_notice_cookie()] if NOTICE_COOKIE in request.cookies else []
+        return Template("memories/index.html", context={"page": view}, headers=_HEADERS, cookies=cookies)
+    if target.startswith("more-"):
+        chunk = next((g for g in view.groups if f"more-{g.slug}" == target), None)
+        if chunk is None:  # a group that is gone answers nothing, so its "show more" goes
+            return Response(content="", media_type=MediaType.HTML, headers=_HEADERS)
+        return Template("memories/_entries.html", context={"page": view, "group": chunk}, headers=_HEADERS)
+    return Template("memories/_results.html", context={"page": view}, headers=_HEADERS)
+
+
+@post("/memories/{memory_id:str}/forget", name="forget_on_page", status_code=200, include_in_schema=False)
+async def forget_on_page(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: FromPath[str],
+    data: Form,
+) -> Template | Redirect:
+    query, now = _back(data.back), _now()
+    before = await on_file(services, viewer.actor)
+    outcome = await forget_memory(services.memory, ScopeContext(actor=viewer.actor), memory_id)
+    entry = next((e for e in before.entries if e.record.id == memory_id), None)
+    if outcome.status != "forgotten" or entry is None:
+        return _problem(request, viewer, query, _forget_problem(outcome, entry, viewer))
+    notice = NoticeView(
+        kind="forgotten",
+        message=f"Forgotten: “{entry.key}”.",
+        detail=_revealed(entry, viewer),
+        undo_token=undo_token(services, viewer, entry, now),
+    )
+    if not request.htmx:
+        return Redirect(query.href(), status_code=303, cookies=[notice_cookie(services, viewer, notice, now)])
+    after = OnFile(before.scopes, tuple(e for e in before.entries if e is not entry))
+    if entry.overrides:
+        after = await on_file(services, viewer.actor)
+    view = await _page(services, viewer, after, query, now, notice)
+    if entry.overrides or not any(g.entries for g in view.groups if g.slug == "you"):
+        return HTMXTemplate(
+            template_name="memories/_changed.html",
+            context={"page": view},
+            re_target="#on-file",
+            re_swap="outerHTML",
+            headers=_HEADERS,
+        )
+    return Template("memories/_forgotten.html", context={"page": view}, headers=_HEADERS)
+
+
+@post("/memories/undo", name="undo_forget", status_code=200, include_in_schema=False)
+async def undo_forget(
+    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], data: Form
+) -> Template | Redirect:
+    query, now = _back(data.back), _now()
+    outcome = await restore_forgotten(services, viewer, data.token, now)
+    if outcome.status != "restored":
+        return _problem(request, viewer, query, _undo_problem(outcome))
+    notice = NoticeView(kind="restored", message=f"“{outcome.key}” is back on file.")
+    if not request.htmx:
+        return Redirect(query.href(), status_code=303, cookies=[notice_cookie(services, viewer, notice, now)])
+    view = await _page(services, viewer, await on_file(services, viewer.actor), query, now, notice)
+    return Template("memories/_changed.html", context={"page": view}, headers=_HEADERS)
+
+
+async def _page(
+    services: Services, viewer: Viewer, found: OnFile, query: MemoryQuery, now: datetime, notice: NoticeView | None
+) -> MemoriesPage:
+    """Select what to show, ask the registry about those entries' origins only, and word it."""
+    selection = select_entries(found, viewer.actor, query)
+    return memories_page(
+        selection,
+        viewer.actor,
+        resolving=await resolving_origins(services, selection.shown()),
+        now=now,
+        conversation_url=services.settings.conversation_url,
+        viewer_name=viewer.name,
+        csrf_token=viewer.csrf_token,
+        notice=notice,
+    )
+
+
+class _Problem(NamedTuple):
+    status: int
+    heading: str
+    message: str
+    detail: str = ""
+
+
+def _problem(request: HTMXRequest, viewer: Viewer, query: MemoryQuery, problem: _Problem) -> Template:
+    view = ProblemView(
+        status=problem.status,
+        heading=problem.heading,
+        message=problem.message,
+        detail=problem.detail,
+        back=query.href(),
+        viewer_name=viewer.name,
+        csrf_token=viewer.csrf_token,
+    )
+    name = "memories/_problem.html" if request.htmx else "memories/problem.html"
+    return Template(name, context={"problem": view}, status_code=view.status, headers=_HEADERS)
+
+
+def _forget_problem(outcome: ForgetOutcome, entry: DigestEntry | None, viewer: Viewer) -> _Problem:
+    if outcome.status == "refused" and entry is not None:
+        managed = scope_words(entry.scope, viewer.actor).managed
+        message = f"{managed}: only its administrators can change or remove it."
+        return _Problem(403, "This memory can't be forgotten here", message, outcome.reason)
+    return _Problem(404, "That memory isn't on file for you", "It may already have been forgotten.", outcome.reason)
+
+
+def _undo_problem(outcome: RestoreOutcome) -> _Problem:
+    status = {"expired": 410, "superseded": 409}.get(outcome.status, 403)
+    return _Problem(status, "That can't be undone", outcome.reason)
+
+
+def _revealed(entry: DigestEntry, viewer: Viewer) -> str:
+    """The wider value that applies now that the person's own one is gone."""
+    if not entry.overrides:
+        return ""
+    wider = entry.overrides[0]
+    lead = scope_words(wider.scope, viewer.actor).default_is
+    return f"{lead} “{wider.text}”, and that now applies to you."
+
+
+def _back(back: str) -> MemoryQuery:
+    """The view a form came from (a local address only), as a query."""
+    params = parse_qs(urlsplit(safe_next_path(back)).query)
+
+    def first(name: str) -> str | None:
+        return params.get(name, [None])[0]
+
+    return MemoryQuery.parse(text=first("q"), group=first("group"), author=first("author"), page=first("page"))
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

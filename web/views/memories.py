@@ -1,0 +1,373 @@
+"""The view-models of "What's on file about you": every template on the page renders from these.
+
+Nothing here decides anything. Whether an entry can be forgotten is `memory_forget_verdict`'s answer;
+which entries are shown is `select_entries`'; whether a conversation is gone is the registry's. This
+module only puts those answers into words and addresses.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+from urllib.parse import quote
+
+from store import Actor, DigestEntry, memory_forget_verdict
+from store.persistence.registry import Origin
+from web.on_file import origin_of
+from web.views.listing import PAGE_SIZE, GroupSelection, MemoryQuery, Selection, cursor_of
+from web.views.words import (
+    AuthorKind,
+    author_kind,
+    author_words,
+    count_words,
+    exact_time,
+    override_by,
+    relative_time,
+    scope_words,
+)
+
+__all__ = (
+    "EntryView",
+    "FiltersView",
+    "GroupView",
+    "MemoriesPage",
+    "MoreView",
+    "NoticeView",
+    "OptionView",
+    "OriginView",
+    "OverrideView",
+    "PagerView",
+    "ProblemView",
+    "TimeView",
+    "conversation_link",
+    "memories_page",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeView:
+    iso: str
+    """For `<time datetime>`."""
+    relative: str
+    exact: str
+
+
+@dataclass(frozen=True, slots=True)
+class OriginView:
+    url: str | None
+    """The conversation's address, when the deployment configured one and the origin resolves."""
+    gone: bool
+    """The conversation or the turn the memory came from is no longer available."""
+
+
+@dataclass(frozen=True, slots=True)
+class OverrideView:
+    """A wider value the entry overrides: "Your organisation's default is “…”, set by an administrator"."""
+
+    lead: str
+    text: str
+    by: str
+    group: str
+    """The slug of the group the value is held in."""
+
+
+@dataclass(frozen=True, slots=True)
+class EntryView:
+    id: str
+    key: str
+    fact: str
+    scope_words: str
+    author: AuthorKind
+    author_words: str
+    updated: TimeView
+    pinned: bool
+    overrides: tuple[OverrideView, ...]
+    origin: OriginView | None
+    forgettable: bool
+    """`memory_forget_verdict`'s answer for this person and this entry's scope."""
+    managed: str
+    """Why there is no forget button (empty when there is one)."""
+
+    @property
+    def forget_href(self) -> str:
+        return f"/memories/{quote(self.id, safe='')}/forget"
+
+
+@dataclass(frozen=True, slots=True)
+class MoreView:
+    """The link to the next chunk: a plain link to the group's next page, and the htmx cursor."""
+
+    href: str
+    hx_href: str
+    next_count: int
+    remaining: int
+
+
+@dataclass(frozen=True, slots=True)
+class PagerView:
+    page: int
+    pages: int
+    first: int
+    """1-based positions of the first and last entry on this page, of `of`."""
+    last: int
+    of: int
+    first_href: str | None
+    previous_href: str | None
+    next_href: str | None
+    last_href: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GroupView:
+    slug: str
+    heading: str
+    note: str
+    held: int
+    matching: int
+    count_words: str
+    entries: tuple[EntryView, ...]
+    more: MoreView | None
+    pager: PagerView | None
+    empty: str
+    """What an empty group says."""
+
+
+@dataclass(frozen=True, slots=True)
+class OptionView:
+    value: str
+    label: str
+    selected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class FiltersView:
+    text: str
+    groups: tuple[OptionView, ...]
+    authors: tuple[OptionView, ...]
+    active: bool
+    clear_href: str
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeView:
+    """What just happened, shown once at the top of the page."""
+
+    kind: Literal["forgotten", "restored", "problem"]
+    message: str
+    detail: str = ""
+    undo_token: str = ""
+    """Present when the person may still undo a forget."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemView:
+    """Why a forget or an undo did not happen, as a page (plain forms) or a notice (htmx)."""
+
+    status: int
+    heading: str
+    message: str
+    back: str
+    viewer_name: str
+    csrf_token: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoriesPage:
+    viewer_name: str
+    csrf_token: str
+    total: int
+    total_words: str
+    matching: int
+    matching_words: str
+    filters: FiltersView
+    groups: tuple[GroupView, ...]
+    focused: bool
+    """One group was chosen, so it pages with numbered links."""
+    back: str
+    """This view's own address, for the forms that come back to it."""
+    notice: NoticeView | None = None
+
+    @property
+    def hx_headers(self) -> str:
+        """For `<body hx-headers>`: every htmx request carries the CSRF token."""
+        return json.dumps({"X-CSRF-Token": self.csrf_token})
+
+    @property
+    def empty(self) -> bool:
+        return self.total == 0
+
+
+def conversation_link(template: str, origin: Origin) -> str | None:
+    """The conversation's address from the configured template, or None without a template or a thread."""
+    if not template or origin.thread_id is None:
+        return None
+    url = template.replace("{thread_id}", quote(origin.thread_id, safe=""))
+    url = url.replace("{run_id}", quote(origin.run_id or "", safe=""))
+    return url.removesuffix("#")
+
+
+def memories_page(
+    selection: Selection,
+    actor: Actor,
+    *,
+    resolving: frozenset[Origin],
+    now: datetime,
+    conversation_url: str,
+    viewer_name: str,
+    csrf_token: str,
+    notice: NoticeView | None = None,
+) -> MemoriesPage:
+    query = selection.query
+    entries = _EntryBuilder(actor, selection, resolving, now, conversation_url)
+    matching = selection.matching
+    return MemoriesPage(
+        viewer_name=viewer_name,
+        csrf_token=csrf_token,
+        total=selection.total,
+        total_words=count_words(selection.total),
+        matching=matching,
+        matching_words=f"{count_words(matching)} {'matches' if matching == 1 else 'match'}",
+        filters=_filters(selection),
+        groups=tuple(group_view(g, query, entries) for g in selection.visible),
+        focused=bool(query.group),
+        back=query.href(after=None),
+        notice=notice,
+    )
+
+
+def group_view(group: GroupSelection, query: MemoryQuery, entries: _EntryBuilder) -> GroupView:
+    focused = query.group == group.slug
+    matching = len(group.matching)
+    return GroupView(
+        slug=group.slug,
+        heading=group.words.heading,
+        note=group.words.note,
+        held=group.held,
+        matching=matching,
+        count_words=f"{matching:,} of {count_words(group.held)}" if query.filtered else count_words(matching),
+        entries=tuple(entries.build(e) for e in group.shown),
+        more=None if focused and query.after is None else _more(group, query),
+        pager=_pager(group, query) if focused and query.after is None else None,
+        empty="Nothing here matches your filter." if query.filtered else _empty_group(group),
+    )
+
+
+def _empty_group(group: GroupSelection) -> str:
+    if group.words.kind == "own":
+        return "Nothing is noted about you yet. What you or your assistant note will appear here."
+    return f"Nothing is held for {group.words.held_for} yet."
+
+
+def _more(group: GroupSelection, query: MemoryQuery) -> MoreView | None:
+    if group.remaining <= 0 or not group.shown:
+        return None
+    next_start = group.start + len(group.shown)
+    return MoreView(
+        href=query.href(group=group.slug, page=next_start // PAGE_SIZE + 1, after=None) + f"#group-{group.slug}",
+        hx_href=query.href(group=group.slug, page=1, after=cursor_of(group.shown[-1])),
+        next_count=min(PAGE_SIZE, group.remaining),
+        remaining=group.remaining,
+    )
+
+
+def _pager(group: GroupSelection, query: MemoryQuery) -> PagerView | None:
+    if group.pages <= 1:
+        return None
+    page, pages = group.page, group.pages
+
+    def to(number: int) -> str:
+        return query.href(page=number, after=None) + f"#group-{group.slug}"
+
+    return PagerView(
+        page=page,
+        pages=pages,
+        first=group.start + 1,
+        last=group.start + len(group.shown),
+        of=len(group.matching),
+        first_href=to(1) if page > 1 else None,
+        previous_href=to(page - 1) if page > 1 else None,
+        next_href=to(page + 1) if page < pages else None,
+        last_href=to(pages) if page < pages else None,
+    )
+
+
+def _filters(selection: Selection) -> FiltersView:
+    query = selection.query
+    groups = (
+        OptionView("", f"Everything ({selection.total:,})", not query.group),
+        *(OptionView(g.slug, f"{_short(g)} ({g.held:,})", g.slug == query.group) for g in selection.groups),
+    )
+    authors = (
+        OptionView("", "Anyone", not query.author),
+        OptionView("you", "You", query.author == "you"),
+        OptionView("assistant", "Your assistant", query.author == "assistant"),
+        OptionView("administrator", "An administrator", query.author == "administrator"),
+    )
+    return FiltersView(
+        text=query.text, groups=groups, authors=authors, active=query.filtered, clear_href=MemoryQuery().href()
+    )
+
+
+def _short(group: GroupSelection) -> str:
+    """The group's name in the filter: "About you alone", "Your organisation", "Your depot “north”"."""
+    named = {"own": "about you alone", "organisation": "your organisation", "everyone": "everyone"}.get(
+        group.words.kind, group.words.held_for.removeprefix("everyone in ")
+    )
+    return named[:1].upper() + named[1:]
+
+
+class _EntryBuilder:
+    """Turns digest entries into `EntryView`s for one person at one moment."""
+
+    def __init__(
+        self, actor: Actor, selection: Selection, resolving: frozenset[Origin], now: datetime, conversation_url: str
+    ) -> None:
+        self._actor = actor
+        self._resolving = resolving
+        self._now = now
+        self._conversation_url = conversation_url
+        self._slugs = {g.scope: g.slug for g in selection.groups}
+
+    def build(self, entry: DigestEntry) -> EntryView:
+        record = entry.record
+        kind = author_kind(record.origin, entry.scope, self._actor)
+        verdict = memory_forget_verdict(scope=entry.scope, actor=self._actor)
+        words = scope_words(entry.scope, self._actor)
+        return EntryView(
+            id=record.id,
+            key=entry.key,
+            fact=entry.text,
+            scope_words=f"Applies to {words.held_for}",
+            author=kind,
+            author_words=author_words(kind),
+            updated=TimeView(
+                iso=record.updated_at.isoformat().replace("+00:00", "Z"),
+                relative=relative_time(record.updated_at, self._now),
+                exact=exact_time(record.updated_at),
+            ),
+            pinned=entry.pinned,
+            overrides=tuple(
+                OverrideView(
+                    lead=scope_words(o.scope, self._actor).default_is,
+                    text=o.text,
+                    by=override_by(o.author, o.scope, self._actor),
+                    group=self._slugs.get(o.scope, ""),
+                )
+                for o in entry.overrides
+            ),
+            origin=self._origin(entry),
+            forgettable=verdict.allowed,
+            managed="" if verdict.allowed else words.managed,
+        )
+
+    def _origin(self, entry: DigestEntry) -> OriginView | None:
+        origin = origin_of(entry)
+        if origin.thread_id is None:
+            return None
+        if origin not in self._resolving:
+            return OriginView(url=None, gone=True)
+        url = conversation_link(self._conversation_url, origin)
+        return OriginView(url=url, gone=False) if url else None

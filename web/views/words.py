@@ -1,0 +1,171 @@
+"""Plain words for what the page shows: scopes, authors, times and counts.
+
+A person never has to read a scope token. Their own scope is "you", a `tenant:` scope is "your
+organisation", `global` is "everyone", and any other token a resolver mints (`depot:north`) is named
+by its two halves ("your depot “north”"). Who wrote a memory is read from its origin and its scope:
+the assistant, the person themselves, or — a human-authored memory held for more people than
+them — an administrator.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from store import GLOBAL_SCOPE, Actor, Author, MemoryOrigin, own_scope
+
+__all__ = (
+    "AuthorKind",
+    "ScopeWords",
+    "author_kind",
+    "author_words",
+    "count_words",
+    "exact_time",
+    "override_by",
+    "relative_time",
+    "scope_words",
+)
+
+AuthorKind = Literal["you", "assistant", "administrator"]
+"""Who wrote an entry, as the author filter offers it."""
+
+ScopeKind = Literal["own", "organisation", "everyone", "shared"]
+
+_SLUG_UNSAFE = re.compile(r"[^a-z0-9]+")
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeWords:
+    """How one scope is named on the page."""
+
+    kind: ScopeKind
+    slug: str
+    """Stable within one person's page; safe in a URL and an element id."""
+    heading: str
+    """The group's heading."""
+    held_for: str
+    """Who an entry at this scope applies to ("you alone")."""
+    note: str
+    """One sentence under the heading: what the group is and who manages it."""
+    managed: str
+    """Why an entry here has no forget button (unused for the person's own scope)."""
+    default_is: str
+    """How an overridden value held here is introduced: "Your organisation's default is"."""
+
+
+def scope_words(scope: str, actor: Actor) -> ScopeWords:
+    """The words for `scope` as `actor` sees it. Two scopes of one kind (two `tenant:` tokens) get the
+    same slug here; the page numbers the later ones apart."""
+    if scope == own_scope(actor):
+        return ScopeWords(
+            kind="own",
+            slug="you",
+            heading="What you or your assistant noted about you",
+            held_for="you alone",
+            note="These apply to you alone. You can forget any of them.",
+            managed="",
+            default_is="Your own value is",
+        )
+    if scope == GLOBAL_SCOPE:
+        return ScopeWords(
+            kind="everyone",
+            slug="everyone",
+            heading="What holds for everyone",
+            held_for="everyone",
+            note="These apply to everyone who uses the assistant. OnFile's administrators manage them.",
+            managed="Applies to everyone; managed by OnFile's administrators",
+            default_is="The default for everyone is",
+        )
+    kind, _, value = scope.partition(":")
+    if kind == "tenant":
+        return ScopeWords(
+            kind="organisation",
+            slug="organisation",
+            heading="What your organisation holds",
+            held_for="everyone in your organisation",
+            note="These apply to everyone in your organisation. Its administrators manage them.",
+            managed="Managed by your organisation",
+            default_is="Your organisation's default is",
+        )
+    return _shared_words(kind, value)
+
+
+def _shared_words(kind: str, value: str) -> ScopeWords:
+    noun = kind.replace("_", " ").replace("-", " ").strip() or "group"
+    named = f"your {noun} “{value}”" if value else f"your {noun}"
+    slug = "shared-" + (_SLUG_UNSAFE.sub("-", f"{noun} {value}".lower()).strip("-") or "scope")
+    return ScopeWords(
+        kind="shared",
+        slug=slug,
+        heading=f"What {named} holds",
+        held_for=f"everyone in {named}",
+        note=f"These apply to everyone in {named}. Its administrators manage them.",
+        managed=f"Shared with {named}; managed by its administrators",
+        default_is=f"{named[0].upper()}{named[1:]} has",
+    )
+
+
+def author_kind(origin: MemoryOrigin, scope: str, actor: Actor) -> AuthorKind:
+    """The assistant for anything it concluded; the person for what a human wrote at their own scope
+    (unless the origin names somebody else); an administrator for any other human-written memory."""
+    if origin.author == "agent":
+        return "assistant"
+    if scope == own_scope(actor) and origin.actor_ref in {None, actor.id}:
+        return "you"
+    return "administrator"
+
+
+def author_words(kind: AuthorKind) -> str:
+    return {
+        "you": "You wrote this",
+        "assistant": "Your assistant concluded it",
+        "administrator": "An administrator stated it",
+    }[kind]
+
+
+def override_by(author: Author, scope: str, actor: Actor) -> str:
+    """How a beaten value's author is named after it: "set by an administrator"."""
+    if author == "agent":
+        return "concluded by your assistant"
+    return "set by you" if scope == own_scope(actor) else "set by an administrator"
+
+
+def count_words(count: int, singular: str = "memory", plural: str = "memories") -> str:
+    """`1 memory`, `10,000 memories`."""
+    return f"{count:,} {singular if count == 1 else plural}"
+
+
+def relative_time(then: datetime, now: datetime) -> str:
+    """How long ago, in the largest whole unit: "just now", "5 minutes ago", "yesterday", "3 days ago",
+    "2 months ago", "a year ago". A time in the future (clock skew) reads "just now"."""
+    elapsed = now - then
+    if elapsed < timedelta(minutes=1):
+        return "just now"
+    minutes = int(elapsed.total_seconds() // 60)
+    if minutes < 60:
+        return _ago(minutes, "minute")
+    hours = minutes // 60
+    if hours < 24:
+        return _ago(hours, "hour")
+    days = elapsed.days
+    if days == 1:
+        return "yesterday"
+    if days < 31:
+        return _ago(days, "day")
+    if days < 365:
+        return _ago(days // 30, "month")
+    return _ago(days // 365, "year")
+
+
+def _ago(count: int, unit: str) -> str:
+    if count == 1:
+        return f"an {unit} ago" if unit == "hour" else f"a {unit} ago"
+    return f"{count} {unit}s ago"
+
+
+def exact_time(moment: datetime) -> str:
+    """The moment in UTC, written out: "1 September 2026, 09:12 UTC"."""
+    utc = moment.astimezone(UTC)
+    return f"{utc.day} {utc:%B %Y, %H:%M} UTC"
