@@ -199,3 +199,25 @@ async def test_show_more_for_a_group_that_is_no_longer_there_answers_nothing(
     response = await client.get("/?group=shared-depot-x&after=1:k", headers=headers)
 
     assert (response.status_code, response.text) == (200, "")
+
+
+async def test_forgetting_an_entry_shown_by_show_more_answers_for_the_page_the_browser_shows(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, *many(PAGE_SIZE + 3), make_record("m_org", "org", "policy", "tenant:berlin", author="human"))
+    token = await login_as(ADA)
+    more = page_of(await client.get("/")).one("a", {"data-action": "show-more"})["hx-get"]
+    chunk = page_of(await client.get(more, headers={**HTMX, "HX-Target": "more-you"}))
+    form = chunk.one("li", {"data-entry": f"m{PAGE_SIZE:05d}"}).one("form", {"data-forget": True})
+
+    response = await client.post(
+        form["hx-post"],
+        data={"back": form.one("input", {"name": "back"})["value"]},
+        headers={**HTMX, "X-CSRF-Token": token, "HX-Current-URL": "http://127.0.0.1:8000/"},
+    )
+
+    answer = page_of(response)
+    summary = answer.one(attrs={"id": "summary"})
+    assert (summary["data-total"], summary["data-matching"]) == (str(PAGE_SIZE + 3), str(PAGE_SIZE + 3))
+    assert summary.find("a", {"data-action": "clear-filter"}) is None, "the overview is not a filtered view"
+    assert answer.one(attrs={"id": "count-organisation"}).text == "1 memory"

@@ -98,7 +98,7 @@ async def forget_on_page(
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
-    query, now = _back(data.back), _now()
+    query, now = _back(request, data.back), _now()
     before = await on_file(services, viewer.actor)
     outcome = await forget_memory(services.memory, ScopeContext(actor=viewer.actor), memory_id)
     entry = next((e for e in before.entries if e.record.id == memory_id), None)
@@ -131,7 +131,7 @@ async def forget_on_page(
 async def undo_forget(
     request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], data: Form
 ) -> Template | Redirect:
-    query, now = _back(data.back), _now()
+    query, now = _back(request, data.back), _now()
     outcome = await restore_forgotten(services, viewer, data.token, now)
     if outcome.status != "restored":
         return _problem(request, viewer, query, _undo_problem(outcome))
@@ -202,8 +202,14 @@ def _revealed(entry: DigestEntry, viewer: Viewer) -> str:
     return f"{lead} “{wider.text}”, and that now applies to you."
 
 
-def _back(back: str) -> MemoryQuery:
-    """The view a form came from (a local address only), as a query."""
+def _back(request: HTMXRequest, back: str) -> MemoryQuery:
+    """The view a form came from, as a query: for htmx the address the browser shows (a form inside a
+    "show more" chunk was rendered for the chunk's address, not the page's); otherwise the form's
+    `back` field. Only the query string of a local address is read."""
+    current = request.htmx.current_url if request.htmx else None
+    if current:
+        parts = urlsplit(current)
+        back = f"{parts.path}?{parts.query}" if parts.query else parts.path
     params = parse_qs(urlsplit(safe_next_path(back)).query)
 
     def first(name: str) -> str | None:
