@@ -12,7 +12,7 @@ import msgspec
 from litestar import Response, delete, get
 from litestar.di import NamedDependency
 from litestar.openapi.spec import Example
-from litestar.params import Parameter, QueryParameter
+from litestar.params import PathParameter, QueryParameter
 
 from store import ScopeContext, forget_memory
 from web.auth.sessions import Viewer
@@ -120,7 +120,7 @@ async def list_memories(
 async def delete_memory(
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
-    memory_id: Annotated[str, Parameter(examples=[Example(value="mem_01HZX3")])],
+    memory_id: Annotated[str, PathParameter(examples=[Example(value="mem_01HZX3")])],
 ) -> Response[ForgottenOut | ErrorOut]:
     outcome = await forget_memory(services.memory, ScopeContext(actor=viewer.actor), memory_id)
     if outcome.status == "forgotten":

@@ -249,5 +249,5 @@ async def test_the_openapi_document_describes_the_agent_routes_with_examples(cli
     ):
         assert path in paths, path
     digest_op = paths["/agent/runs/{run_id}/digest"]["post"]
-    assert digest_op["requestBody"]["content"]["application/json"]["examples"]
+    assert digest_op["requestBody"]["content"]["application/json"]["schema"]["examples"][0]["actor"]["id"] == "u1"
     assert document["components"]["securitySchemes"]["agentToken"]["scheme"] == "bearer"

@@ -220,11 +220,14 @@ async def test_a_callback_without_the_login_cookie_is_refused(
     assert "started too long ago or in another browser" in error_page(back)
 
 
-async def test_an_unreachable_provider_is_said_plainly(tmp_path: Path, services: Services) -> None:
-    app = create_app(settings_for(tmp_path, f"http://127.0.0.1:{free_port()}"), services=services)
+async def test_an_unreachable_provider_is_said_plainly(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path, f"http://127.0.0.1:{free_port()}")
+    services = await open_services(settings, migrate=True)
+    app = create_app(settings, services=services)
     async with AsyncTestClient(app=app, base_url=BASE) as client:
         client.follow_redirects = False
         response = await client.get("/login")
+    await services.close()
 
     assert response.status_code == 503
     assert "could not reach your organisation's sign-in service" in error_page(response)
