@@ -1,7 +1,8 @@
 """Synthetic memories for the storage benchmark, and the fastest honest way to load them.
 
 Texts are ten words drawn from a 2,000-word vocabulary, so a query word matches about half a percent
-of the rows — a realistic spread for a full-text index. Loading bypasses the provider (it would take
+of the rows, joined by "the" and "and", which every row holds — as every real store holds its
+language's commonest words, and as every turn's text does too. Loading bypasses the provider (it would take
 minutes at a million rows) but writes the very rows and search entries the provider would: on SQLite
 through the table's own triggers, on PostgreSQL through COPY and the migration's own GIN index.
 """
@@ -61,7 +62,8 @@ def rows(specs: list[MemorySpec], seed: int = 7) -> Iterator[tuple[object, ...]]
     for spec in specs:
         for n in range(spec.count):
             serial += 1
-            text = " ".join(chooser.choices(VOCABULARY, k=10))
+            picked = chooser.choices(VOCABULARY, k=10)
+            text = f"the {' '.join(picked[:5])} and {' '.join(picked[5:])}"
             stamp = START + timedelta(seconds=serial)
             yield (
                 f"mem_{spec.prefix}_{n:07d}_{serial:08d}",

@@ -66,12 +66,13 @@ def records_from_rows(rows: Iterable[Sequence[Any]]) -> list[MemoryRecord]:
     ]
 
 
-def scope_rank(scopes: Sequence[str]) -> ColumnElement[int]:
-    """A record's scope as its rank in `scopes`, 0 the narrowest (a repeated token keeps its first)."""
+def scope_rank(scopes: Sequence[str], scope: ColumnElement[str] | None = None) -> ColumnElement[int]:
+    """A record's scope (`scope`, by default `agent_memory.scope`) as its rank in `scopes`, 0 the
+    narrowest (a repeated token keeps its first)."""
     ranks: dict[str, int] = {}
-    for position, scope in enumerate(scopes):
-        ranks.setdefault(scope, position)
-    return case(ranks, value=memory.c.scope, else_=len(ranks))
+    for position, token in enumerate(scopes):
+        ranks.setdefault(token, position)
+    return case(ranks, value=memory.c.scope if scope is None else scope, else_=len(ranks))
 
 
 async def records_at_scopes(connection: AsyncConnection, scopes: Sequence[str]) -> list[MemoryRecord]:

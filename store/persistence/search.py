@@ -11,14 +11,18 @@ Rows come back best key first (a key ranks where its first record is), then the 
 within a key, narrowest scope first.
 
 The person's turn text never reaches a query language. It is cut into words (runs of letters, digits
-and underscores, as `store.in_memory.search_words` does), each word is quoted as a literal, and the
-words are OR-ed. Quotes, operators (NEAR, AND, -, *, :), punctuation and emoji are separators, so no
-input can raise a syntax error or change what the query means.
+and underscores, as `store.in_memory.search_words` does). On SQLite each word becomes a quoted FTS5
+string in a MATCH of its own; on PostgreSQL the words go to `to_tsvector` as plain text, which has no
+operators at all. Quotes, operators (NEAR, AND, -, *, :, &, |, !), punctuation and emoji are
+separators, so no input can raise a syntax error or change what the query means.
 
-SQLite matches with FTS5 (`memory_fts`, kept in step with `agent_memory` by triggers) and ranks by
-bm25; the scope filter is part of the MATCH itself, through a column holding each row's scope as a
-single opaque token, so the index only walks rows at the scopes. PostgreSQL matches the generated
-`search_vector` column (a GIN index, the `simple` configuration) and ranks by ts_rank.
+Neither backend ranks with statistics of the whole store, so a search costs what applies to the turn,
+not what is stored. SQLite matches with FTS5 (`memory_fts`, kept in step with `agent_memory` by
+triggers), one MATCH per word with the scope filter inside it (a column holding each row's scope as a
+single opaque token), and scores a row by how many of the words it holds — the reference provider's
+own measure. PostgreSQL reads the scopes' rows first, then scores each by the same measure over its
+generated `search_vector` column (the `simple` configuration). Its GIN index is deliberately not used
+here: AND-ed with the scope index, it walks every row in the store that holds any of the words.
 """
 
 from __future__ import annotations
@@ -27,9 +31,21 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import ColumnElement, Float, Select, and_, bindparam, column, func, literal_column, or_, select, table
+from sqlalchemy import (
+    ColumnElement,
+    Select,
+    and_,
+    bindparam,
+    column,
+    func,
+    literal_column,
+    or_,
+    select,
+    table,
+    union_all,
+)
 from sqlalchemy.ext.asyncio import AsyncConnection
-from sqlalchemy.sql.elements import BindParameter, ColumnClause
+from sqlalchemy.sql.elements import ColumnClause
 
 from store.domain.types import MemoryRecord
 from store.persistence.memories import MEMORY_COLUMNS, records_from_rows, scope_rank
@@ -42,7 +58,6 @@ __all__ = (
     "records_by_relevance",
     "relevance_statement",
     "scope_token",
-    "tsquery_expression",
 )
 
 MAX_QUERY_WORDS = 256
@@ -80,11 +95,6 @@ def fts_match_expression(scopes: Sequence[str], words: Sequence[str]) -> str:
     return f"{{scope_token}} : ({at_scopes}) AND {{key text}} : ({holds})"
 
 
-def tsquery_expression(words: Sequence[str]) -> str:
-    """A `to_tsquery` text: each word a quoted lexeme, OR-ed."""
-    return " | ".join("'" + w.replace("'", "''").replace("\\", "\\\\") + "'" for w in words)
-
-
 async def records_by_relevance(
     connection: AsyncConnection, *, scopes: Sequence[str], words: Sequence[str], limit: int
 ) -> list[MemoryRecord]:
@@ -101,22 +111,45 @@ def _matches(dialect_name: str, scopes: Sequence[str], words: Sequence[str]) -> 
     rank = scope_rank(scopes).label("scope_rank")
     at_scopes = memory.c.scope.in_(scopes)
     if dialect_name == "postgresql":
-        query = func.to_tsquery(literal_column("'simple'"), bindparam("tsquery", tsquery_expression(words)))
-        score = (-func.ts_rank(_search_vector, query, type_=Float)).label("score")
-        return select(memory.c.key, rank, score, memory.c.updated_at).where(at_scopes, _search_vector.op("@@")(query))
-    match: BindParameter[str] = bindparam("match", fts_match_expression(scopes, words))
-    hits = (
-        select(
-            _fts.c.rowid.label("seq"),
-            func.bm25(literal_column("memory_fts"), 1.0, 1.0, 0.0, type_=Float).label("score"),
+        # The scopes' rows first, materialised, then the match on each: the cost follows what applies.
+        # Left to itself the planner ANDs the scope index with the GIN index, and the GIN side walks
+        # every row in the store holding any of the words — time that grows with the store.
+        applicable = (
+            select(memory.c.key, memory.c.scope, memory.c.updated_at, _search_vector.label("search_vector"))
+            .where(at_scopes)
+            .cte("applicable")
+            .prefix_with("MATERIALIZED")
         )
-        .where(literal_column("memory_fts").op("MATCH")(match))
-        .subquery("hits")
-    )
+        # A row's score is how many of the words it holds (the reference provider's measure, as on
+        # SQLite): its lexemes minus those left once the query's lexemes are deleted. The query's
+        # lexemes come from the same parser as the column's, through one subquery run once.
+        lexemes = select(
+            func.tsvector_to_array(func.to_tsvector(literal_column("'simple'"), bindparam("words", " ".join(words))))
+        ).scalar_subquery()
+        vector = applicable.c.search_vector
+        held = func.length(vector) - func.length(func.ts_delete(vector, lexemes))
+        return select(
+            applicable.c.key,
+            scope_rank(scopes, applicable.c.scope).label("scope_rank"),
+            (-held).label("score"),
+            applicable.c.updated_at,
+        ).where(held > 0)
+    # One scope-restricted MATCH per word; a row's score is how many of the words it holds (the
+    # reference provider's measure). Not bm25: bm25 needs each word's document count over the whole
+    # index, which FTS5 gets by walking the word's entire doclist on every query — for a word like
+    # "the" that is every row in the store, so a turn's search would slow as the store grows.
+    per_word = [
+        select(_fts.c.rowid.label("seq")).where(
+            literal_column("memory_fts").op("MATCH")(bindparam(f"match_{n}", fts_match_expression(scopes, [word])))
+        )
+        for n, word in enumerate(words)
+    ]
+    hits = union_all(*per_word).subquery("hits") if len(per_word) > 1 else per_word[0].subquery("hits")
     return (
-        select(memory.c.key, rank, hits.c.score, memory.c.updated_at)
+        select(memory.c.key, rank, (-func.count()).label("score"), memory.c.updated_at)
         .join_from(hits, memory, memory.c.seq == hits.c.seq)
         .where(at_scopes)
+        .group_by(memory.c.seq, memory.c.key, memory.c.scope, memory.c.updated_at)
     )
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncEngine
+
 from store.domain.scopes import GLOBAL_SCOPE
+from store.persistence.provider import SqlMemoryProvider
 from tests.integration.builders import ADA, BEA, Provider, ctx, make_record, scope_keys, scopes_of, seed
 
 
@@ -51,3 +55,14 @@ async def test_list_returns_records_exactly_as_stored(provider: Provider) -> Non
     await seed(provider, [seeded])
 
     assert list(await provider.list(scopes=["actor:ada"], ctx=ctx())) == [seeded]
+
+
+async def test_reading_no_scopes_asks_the_database_nothing(engine: AsyncEngine) -> None:
+    provider = SqlMemoryProvider(engine)
+    await seed(provider, [make_record("units", "kilometres", GLOBAL_SCOPE, pinned=True)])
+    statements: list[str] = []
+    event.listen(engine.sync_engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+
+    assert list(await provider.list(scopes=[], ctx=ctx())) == []
+    assert list(await provider.search(scopes=[], query="kilometres", limit=5, ctx=ctx())) == []
+    assert statements == []
