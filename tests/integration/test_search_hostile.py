@@ -118,3 +118,16 @@ async def test_a_query_made_of_real_words_and_operators_selects_what_the_referen
 
     _assert_in_scope(found)
     assert scope_keys(found) == scope_keys(expected)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(parts=st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=8), limit=st.integers(0, 4))
+async def test_the_ranking_is_the_reference_ranking(provider: Provider, parts: list[str], limit: int) -> None:
+    await seed(provider, CORPUS)
+    reference = InMemoryMemoryProvider(CORPUS)
+    query = " ".join(parts)
+
+    found = await provider.search(scopes=ADA_SCOPES, query=query, limit=limit, ctx=ctx())
+    expected = await reference.search(scopes=ADA_SCOPES, query=query, limit=limit, ctx=ctx())
+
+    assert [(r.scope, r.key) for r in found] == [(r.scope, r.key) for r in expected]
