@@ -1,0 +1,122 @@
+"""A real OnFile server process, a real identity provider process, and Debian's chromium.
+
+`playwright install` cannot download browsers here, so the tests drive the `chromium` on the PATH
+(`make test` installs Debian's package when it is missing). Without it the tests skip, except under
+`CI=true`, where a browser test that did not run is a failure. Screenshots go to test-artifacts/.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import Browser, Playwright, sync_playwright
+
+from tests.processes.servers import ServerProcess
+from web.demo import DEMO_PEOPLE, seed_demo
+from web.oidc_mock import MockProvider
+from web.services import open_services
+from web.settings import Settings
+
+ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SECRET = "browser-test-secret-key-long-enough-0123456789"
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = shutil.which("chromium")
+    if path is None:
+        message = "Debian's chromium is not on the PATH (make test installs it with apt)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def playwright() -> Iterator[Playwright]:
+    with sync_playwright() as driver:
+        yield driver
+
+
+@pytest.fixture(scope="session")
+def browser(playwright: Playwright, chromium_path: str) -> Iterator[Browser]:
+    launched = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
+    yield launched
+    launched.close()
+
+
+@pytest.fixture(scope="session")
+def identity_provider() -> Iterator[MockProvider]:
+    provider = MockProvider().start()
+    for person in DEMO_PEOPLE:
+        provider.set_person(
+            person.sub,
+            {
+                "name": person.name,
+                "tenant": person.tenant,
+                "roles": list(person.roles),
+                "email": f"{person.sub}@x.test",
+            },
+        )
+    yield provider
+    provider.stop()
+
+
+@pytest.fixture
+def server(tmp_path: Path, identity_provider: MockProvider) -> Iterator[ServerProcess]:
+    """The dashboard over a fresh copy of the demo's data."""
+    database_url = f"sqlite+aiosqlite:///{tmp_path / 'browser.sqlite3'}"
+    process = ServerProcess(
+        {
+            "ONFILE_DATABASE_URL": database_url,
+            "ONFILE_SECRET_KEY": SECRET,
+            "ONFILE_OIDC_ISSUER": identity_provider.issuer,
+            "ONFILE_OIDC_CLIENT_ID": "onfile-browser",
+            "ONFILE_OIDC_CLIENT_SECRET": "onfile-browser-secret",
+        },
+        tmp_path / "server.log",
+    )
+    settings = Settings(
+        database_url=database_url,
+        base_url=process.base_url,
+        secret_key=SECRET,
+        oidc_issuer=identity_provider.issuer,
+        oidc_client_id="onfile-browser",
+        oidc_client_secret="onfile-browser-secret",
+    )
+    # Playwright's sync API keeps an event loop on this thread, so the seeding runs on its own.
+    seeding = threading.Thread(target=asyncio.run, args=(_seed(settings),))
+    seeding.start()
+    seeding.join()
+    yield process.start()
+    process.stop()
+
+
+async def _seed(settings: Settings) -> None:
+    services = await open_services(settings, migrate=True)
+    try:
+        await seed_demo(services)
+    finally:
+        await services.close()
+
+
+@pytest.fixture
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
