@@ -106,8 +106,11 @@ class ProblemOut(msgspec.Struct):
     error: str
 
 
-def bearer_guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
-    """Constant-time comparison against every configured token (several at once, for rotation)."""
+async def bearer_guard(connection: ASGIConnection[Any, Any, Any, Any], handler: BaseRouteHandler) -> None:
+    """Constant-time comparison against every configured token (several at once, for rotation).
+
+    Async although it never awaits: Litestar runs a plain function guard in its thread pool, a thread
+    hop on every agent call for a few microseconds of work."""
     services: Services = connection.app.state.services
     scheme, _space, presented = connection.headers.get("authorization", "").partition(" ")
     tokens = services.settings.agent_token_list

@@ -91,6 +91,37 @@ async def test_a_sqlite_writer_that_reads_first_queues_behind_a_held_write(sqlit
         assert {r.key for r in listed} == {"first", "queued"}
 
 
+async def test_sqlite_writers_in_one_process_wait_their_turn_without_holding_a_connection(
+    sqlite_database_url: str,
+) -> None:
+    async with engines(sqlite_database_url, 1) as (engine,):
+        held = asyncio.Event()
+        release = asyncio.Event()
+
+        async def hold_the_write_lock() -> None:
+            async with writing(engine) as connection:
+                await upsert_record(connection, key="first", text="holds it", scope="global", origin=HUMAN, now=NOW)
+                held.set()
+                await release.wait()
+
+        async def write_next(n: int) -> None:
+            async with writing(engine) as connection:
+                await upsert_record(connection, key=f"next-{n}", text="queued", scope="global", origin=HUMAN, now=NOW)
+
+        holding = asyncio.create_task(hold_the_write_lock())
+        await held.wait()
+        queued = [asyncio.create_task(write_next(n)) for n in range(3)]
+        await asyncio.sleep(0.2)
+        # queued in the process, not in SQLite's sleeping busy handler: only the holder has a connection
+        assert engine.pool.checkedout() == 1  # type: ignore[attr-defined]
+        assert not any(task.done() for task in queued)
+        release.set()
+        await asyncio.wait_for(asyncio.gather(holding, *queued), timeout=5)
+
+        listed = await SqlMemoryProvider(engine).list(scopes=["global"], ctx=ctx())
+        assert {r.key for r in listed} == {"first", "next-0", "next-1", "next-2"}
+
+
 async def test_racing_upserts_of_one_key_make_one_record(database_url: str) -> None:
     async with engines(database_url, 4) as opened:
         providers = [SqlMemoryProvider(engine) for engine in opened]
