@@ -48,13 +48,15 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="session")
+# Playwright's sync API runs an event loop on this thread while it is open, so it must close with
+# the browser tests' module, before other tests call asyncio.run.
+@pytest.fixture(scope="module")
 def playwright() -> Iterator[Playwright]:
     with sync_playwright() as driver:
         yield driver
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(playwright: Playwright, chromium_path: str) -> Iterator[Browser]:
     launched = playwright.chromium.launch(executable_path=chromium_path, args=CHROMIUM_ARGS)
     yield launched
