@@ -1,0 +1,298 @@
+"""The load benchmark: OnFile's agent API under concurrent load, beside a bare Litestar endpoint.
+
+    python -m bench.load [--seconds 10] [--backends sqlite,postgres] [--connections 16,64] [--workers 1]
+
+Every figure comes from real server processes on 127.0.0.1: `onfile serve`, started as an operator
+starts it, and — the ceiling — a bare Litestar app with one JSON endpoint (`bench.load_bare`), served
+by the same uvicorn the same way with the same number of worker processes, measured in the same run.
+Rows, at each connection count, on SQLite (the embedded default) and PostgreSQL (a throwaway local
+server, fsync off): the digest with a new run id per request (resolve, search, render, register,
+journal), the digest of runs resolved before measuring (the replay: a journal read), and remember with
+a fresh call id per request (see `bench.load_data` for the store and the requests). Each row runs for
+`--seconds` after a 2 s warm-up of the same kind of requests, which is discarded.
+
+Load comes from wrk (one thread, which leaves the other core to the server). Without wrk it comes from
+an asyncio httpx client in this process, which competes with the server for the CPU and understates
+every row; the output says which generator ran.
+
+Target (issue 6): the digest endpoint reaches at least 40% of the ceiling at the same concurrency,
+with zero errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+from bench.load_data import (
+    ACTORS,
+    TOKEN,
+    bare_traffic,
+    digest_traffic,
+    remember_traffic,
+    replay_traffic,
+    seed_records,
+    seed_run_bodies,
+)
+from bench.load_traffic import Measured, Traffic, generator_name, measure
+from store.persistence import SqlMemoryProvider, open_engine, upgrade
+from tests.postgres_server import PostgresServer, missing_binaries
+from tests.processes.servers import ServerProcess
+from web.oidc_mock import free_port
+
+TARGET_SHARE = 0.40
+WARM_UP_SECONDS = 2.0
+BACKEND_NAMES = {"sqlite": "SQLite", "postgres": "PostgreSQL"}
+CEILING = "bare Litestar GET"
+DIGEST = "digest, new run"
+WORKLOADS: tuple[tuple[str, Callable[[], Traffic]], ...] = (
+    (DIGEST, digest_traffic),
+    ("digest, replay", replay_traffic),
+    ("remember, new call", remember_traffic),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    seconds: float
+    backends: tuple[str, ...]
+    connections: tuple[int, ...]
+    workers: tuple[int, ...]
+
+    def command(self) -> str:
+        return (
+            f"python -m bench.load --seconds {self.seconds:g} --backends {','.join(self.backends)} "
+            f"--connections {','.join(map(str, self.connections))} --workers {','.join(map(str, self.workers))}"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    backend: str
+    workers: int
+    case: str
+    connections: int
+    measured: Measured
+
+
+class Bench:
+    """Runs rows one after another; every row's requests carry a tag no other row used."""
+
+    def __init__(self, options: Options) -> None:
+        self.options = options
+        self.rows: list[Row] = []
+        self._tags = itertools.count()
+
+    def row(self, base_url: str, backend: str, workers: int, case: str, traffic: Traffic) -> None:
+        for connections in self.options.connections:
+            measure(base_url, traffic, connections=connections, seconds=WARM_UP_SECONDS, tag=f"w{next(self._tags)}")
+            found = measure(base_url, traffic, connections=connections, seconds=self.options.seconds, tag=self._tag())
+            self.rows.append(Row(backend, workers, case, connections, found))
+            print(f"  {backend} ×{workers} {case} @{connections}: {found.rate:,.0f} req/s", file=sys.stderr)
+
+    def _tag(self) -> str:
+        return f"m{next(self._tags)}"
+
+
+@contextmanager
+def bare_server(folder: Path, workers: int) -> Iterator[str]:
+    """`bench.load_bare` on a free loopback port, stopped on every way out."""
+    port = free_port()
+    command = [sys.executable, "-m", "bench.load_bare", "--port", str(port), "--workers", str(workers)]
+    base_url = f"http://127.0.0.1:{port}"
+    with (folder / f"bare-{workers}.log").open("ab") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)  # noqa: S603
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if process.poll() is not None or time.monotonic() > deadline:
+                msg = f"the bare app did not start; see {folder}/bare-{workers}.log"
+                raise RuntimeError(msg)
+            try:
+                if httpx.get(base_url, timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        yield base_url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextmanager
+def database(backend: str, folder: Path) -> Iterator[str]:
+    """A migrated database holding the benchmark's store, for the time of the block."""
+    if backend == "sqlite":
+        url = f"sqlite+aiosqlite:///{folder / 'load.sqlite3'}"
+        asyncio.run(_migrate_and_seed(url))
+        yield url
+        return
+    server = PostgresServer().start()
+    try:
+        url = server.create_database("onfile_load")
+        asyncio.run(_migrate_and_seed(url))
+        yield url
+    finally:
+        server.stop()
+
+
+async def _migrate_and_seed(url: str) -> None:
+    await upgrade(url)
+    engine = open_engine(url)
+    try:
+        await SqlMemoryProvider(engine).add(seed_records())
+    finally:
+        await engine.dispose()
+
+
+def onfile_environment(url: str) -> dict[str, str]:
+    """What `onfile serve` needs; the identity provider is never asked (discovery is lazy)."""
+    return {
+        "ONFILE_DATABASE_URL": url,
+        "ONFILE_SECRET_KEY": "load-benchmark-secret-key-0123456789abcdef",
+        "ONFILE_OIDC_ISSUER": "http://127.0.0.1:9/unused-issuer",
+        "ONFILE_OIDC_CLIENT_ID": "onfile-load",
+        "ONFILE_OIDC_CLIENT_SECRET": "onfile-load-secret",
+        "ONFILE_AGENT_TOKENS": TOKEN,
+    }
+
+
+def resolve_seed_runs(base_url: str) -> str:
+    """Resolve the runs the replay and remember rows use; describe what one digest carried."""
+    sizes = []
+    with httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30) as client:
+        for run_id, body in seed_run_bodies():
+            answer = client.post(f"/agent/runs/{run_id}/digest", content=body)
+            answer.raise_for_status()
+            sizes.append((len(answer.json()["entries"]), len(answer.json()["block"])))
+    entries = sum(e for e, _ in sizes) / len(sizes)
+    chars = sum(c for _, c in sizes) / len(sizes)
+    return f"a digest carries {entries:.1f} entries on average, a block of {chars:,.0f} characters"
+
+
+def run_backend(bench: Bench, backend: str, folder: Path) -> None:
+    name = BACKEND_NAMES[backend]
+    with database(backend, folder) as url:
+        for workers in bench.options.workers:
+            server = ServerProcess(onfile_environment(url), folder / f"{backend}-{workers}.log", workers=workers)
+            try:
+                server.start()
+                described = resolve_seed_runs(server.base_url)
+                if workers == bench.options.workers[0]:
+                    print(f"{name}: {described}")
+                for case, traffic in WORKLOADS:
+                    bench.row(server.base_url, name, workers, case, traffic())
+            finally:
+                server.stop()
+
+
+def run(options: Options) -> list[Row]:
+    bench = Bench(options)
+    with tempfile.TemporaryDirectory(prefix="onfile-load-") as folder:
+        for workers in options.workers:
+            with bare_server(Path(folder), workers) as base_url:
+                bench.row(base_url, "—", workers, CEILING, bare_traffic())
+        for backend in options.backends:
+            reason = missing_binaries() if backend == "postgres" else None
+            if reason is not None:
+                print(f"PostgreSQL skipped: {reason}")
+                continue
+            run_backend(bench, backend, Path(folder))
+    return bench.rows
+
+
+def render(rows: list[Row]) -> str:
+    ceiling = {(r.workers, r.connections): r.measured.rate for r in rows if r.case == CEILING}
+    header = (
+        f"| {'backend':<10} | workers | {'endpoint':<18} | conns | {'req/s':>7} | of ceiling | "
+        f"{'p50 ms':>7} | {'p99 ms':>7} | errors |"
+    )
+    lines = [header, "|" + "|".join("-" * len(cell) for cell in header.split("|")[1:-1]) + "|"]
+    for r in rows:
+        m = r.measured
+        share = f"{m.rate / ceiling[r.workers, r.connections]:.0%}" if (r.workers, r.connections) in ceiling else "?"
+        lines.append(
+            f"| {r.backend:<10} | {r.workers:>7} | {r.case:<18} | {r.connections:>5} | {m.rate:>7,.0f} | "
+            f"{share:>10} | {m.p50_ms:>7.1f} | {m.p99_ms:>7.1f} | {m.errors:>6} |"
+        )
+    return "\n".join(lines)
+
+
+def verdict(rows: list[Row]) -> str:
+    ceiling = {(r.workers, r.connections): r.measured.rate for r in rows if r.case == CEILING}
+    digests = [r for r in rows if r.case == DIGEST]
+    missed = [
+        f"{r.backend} ×{r.workers} @{r.connections}"
+        for r in digests
+        if r.measured.errors or r.measured.rate < TARGET_SHARE * ceiling[r.workers, r.connections]
+    ]
+    head = f"Target: digest (new run) ≥ {TARGET_SHARE:.0%} of the ceiling with zero errors"
+    if not missed:
+        return f"{head}: met in all {len(digests)} rows."
+    return f"{head}: MISSED in {len(missed)} of {len(digests)} rows ({', '.join(missed)})."
+
+
+def parse(argv: list[str] | None) -> Options:
+    parser = argparse.ArgumentParser(prog="python -m bench.load", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seconds", type=float, default=10.0, help="measured seconds per row (default: 10)")
+    parser.add_argument("--backends", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
+    parser.add_argument("--connections", default="16,64", help="comma-separated connection counts")
+    parser.add_argument("--workers", default="1", help="comma-separated uvicorn worker counts (default: 1)")
+    args = parser.parse_args(argv)
+    backends = tuple(b for b in args.backends.split(",") if b)
+    unknown = sorted(set(backends) - set(BACKEND_NAMES))
+    if unknown:
+        parser.error(f"unknown backend {', '.join(unknown)}; choose from {', '.join(BACKEND_NAMES)}")
+    try:
+        connections = tuple(int(c) for c in args.connections.split(",") if c)
+        workers = tuple(int(w) for w in args.workers.split(",") if w)
+    except ValueError as error:
+        parser.error(str(error))
+    if args.seconds < 1 or not connections or not workers or min(connections + workers) < 1:
+        parser.error("--seconds, --connections and --workers must be at least 1")
+    return Options(args.seconds, backends, connections, workers)
+
+
+def main(argv: list[str] | None = None) -> None:
+    options = parse(argv)
+    print(f"$ {options.command()}")
+    print(
+        f"machine: {os.cpu_count()} cores, Python {platform.python_version()}; load from {generator_name()}; "
+        f"{options.seconds:g} s per row after a {WARM_UP_SECONDS:g} s warm-up; "
+        f"store: {len(seed_records())} memories, {len(ACTORS)} people"
+    )
+    if generator_name() != "wrk":
+        print(
+            "NOTE: wrk is not installed (apt-get install wrk). This client shares the two cores with the server "
+            "and is slower than the bare app, so the ceiling measures the client: read the percentages as upper bounds."
+        )
+    started = time.perf_counter()
+    rows = run(options)
+    print(render(rows))
+    print(verdict(rows))
+    load = ", ".join(f"{figure:.1f}" for figure in os.getloadavg())
+    print(
+        f"(ran in {time.perf_counter() - started:.0f} s; load average at the end: {load}; "
+        "other work on the machine lowers every row)"
+    )
+
+
+if __name__ == "__main__":
+    main()
