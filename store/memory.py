@@ -27,6 +27,7 @@ __all__ = (
     "memories_on_file",
     "memory_for_turn",
     "offer_memories",
+    "select_for_turn",
     "write_memory",
 )
 
@@ -82,16 +83,26 @@ async def offer_memories(config: MemoryConfig, ctx: ScopeContext, query: str | N
     """The digest for a turn. Searches when the provider can and the trimmed `query` (the person's turn
     text) is non-empty — then `list` is not called and the digest is `recalled`; otherwise lists.
     Records returned outside the resolved scopes are dropped: a backstop, never the boundary."""
+    digest, _ = await select_for_turn(config, ctx, query)
+    return digest
+
+
+async def select_for_turn(
+    config: MemoryConfig, ctx: ScopeContext, query: str | None = None
+) -> tuple[MemoryDigest, tuple[str, ...] | None]:
+    """`offer_memories`, and the keys a search returned as candidates (None when the turn listed):
+    what the preview needs to tell "not relevant" from "over the budget"."""
     scopes = normalise_scopes(await config.scopes.resolve(ctx))
     if not scopes:
-        return MemoryDigest(scopes=())
+        return MemoryDigest(scopes=()), None
     text = (query or "").strip()
     provider = config.provider
     if text and isinstance(provider, SearchableMemoryProvider):
         found = await provider.search(scopes=scopes, query=text, limit=config.max_memories, ctx=ctx)
-        return resolve_digest(found, scopes=scopes, max_memories=config.max_memories, ranked=True)
+        digest = resolve_digest(found, scopes=scopes, max_memories=config.max_memories, ranked=True)
+        return digest, tuple(dict.fromkeys(r.key for r in found if r.scope in scopes))
     listed = await provider.list(scopes=scopes, ctx=ctx)
-    return resolve_digest(listed, scopes=scopes, max_memories=config.max_memories)
+    return resolve_digest(listed, scopes=scopes, max_memories=config.max_memories), None
 
 
 async def memories_on_file(config: MemoryConfig, ctx: ScopeContext) -> MemoryDigest:

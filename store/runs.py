@@ -22,6 +22,7 @@ __all__ = (
     "DIGEST_POSITION",
     "Journal",
     "MemoryRuns",
+    "PeopleSeen",
     "RunActorMismatchError",
     "RunMemory",
     "RunNotStartedError",
@@ -42,6 +43,10 @@ class Journal(Protocol):
 
 class RunRegistry(Protocol):
     async def register_run(self, run_id: str, thread_id: str, actor_id: str) -> None: ...
+
+
+class PeopleSeen(Protocol):
+    async def note(self, actor: Actor) -> None: ...
 
 
 class RunNotStartedError(LookupError):
@@ -97,10 +102,13 @@ class RunMemory:
 class MemoryRuns:
     """Journaled memory for runs, over one journal and one conversation registry."""
 
-    def __init__(self, config: MemoryConfig, journal: Journal, registry: RunRegistry) -> None:
+    def __init__(
+        self, config: MemoryConfig, journal: Journal, registry: RunRegistry, people: PeopleSeen | None = None
+    ) -> None:
         self._config = config
         self._journal = journal
         self._registry = registry
+        self._people = people
 
     async def begin(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> RunMemory:
         """The run's memory: resolved, searched with `text`, rendered and registered with its thread on
@@ -113,6 +121,8 @@ class MemoryRuns:
             turn = await memory_for_turn(self._config, ctx, run_id=run_id, query=text)
             if thread_id:
                 await self._registry.register_run(run_id, thread_id, actor.id)
+            if self._people is not None:
+                await self._people.note(actor)
             recorded = RunMemory(run_id, actor, thread_id, turn.digest, turn.block, self._config.writable, turn.tools)
             return recorded.to_json()
 

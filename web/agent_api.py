@@ -53,6 +53,7 @@ class OriginOut(msgspec.Struct, rename="camel"):
     thread_id: str | None
     run_id: str | None
     actor_ref: str | None
+    promoted_from: str | None = None
 
 
 class RecordOut(msgspec.Struct, rename="camel"):

@@ -33,6 +33,7 @@ class OriginOut(msgspec.Struct, rename="camel", frozen=True):
     thread_id: str | None
     run_id: str | None
     actor_ref: str | None
+    promoted_from: str | None
     resolves: bool
     """False when the conversation or the turn it came from is gone; the memory is kept."""
 
@@ -74,6 +75,7 @@ async def read_back(
                 thread_id=e.record.origin.thread_id,
                 run_id=e.record.origin.run_id,
                 actor_ref=e.record.origin.actor_ref,
+                promoted_from=e.record.origin.promoted_from,
                 resolves=origin in resolving,
             ),
             updated_at=e.record.updated_at.isoformat().replace("+00:00", "Z"),

@@ -7,9 +7,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from store import Diagnostics, MemoryConfig
+from store.admin import Administration
 from store.persistence import (
+    AuditTrail,
     ConversationRegistry,
     DashboardSessions,
+    KnownPeople,
     RunJournal,
     SqlMemoryProvider,
     open_engine,
@@ -17,6 +20,7 @@ from store.persistence import (
 )
 from store.runs import MemoryRuns
 from web.metrics import MemoryMetrics
+from web.plugins import load_gate, load_resolver
 from web.settings import Settings
 
 __all__ = ("Services", "open_services")
@@ -31,6 +35,9 @@ class Services:
     registry: ConversationRegistry
     journal: RunJournal
     runs: MemoryRuns
+    admin: Administration
+    audit: AuditTrail
+    people: KnownPeople
     metrics: MemoryMetrics
     close: Callable[[], Awaitable[None]]
     """Closes the database connections: call it once, when the application stops."""
@@ -48,12 +55,15 @@ async def open_services(settings: Settings, *, migrate: bool | None = None) -> S
     diagnostics.subscribe(metrics)
     memory = MemoryConfig(
         provider=provider,
+        scopes=load_resolver(settings),
         max_memories=settings.max_memories,
         max_fact_chars=settings.max_fact_chars,
         diagnostics=diagnostics,
     )
     registry = ConversationRegistry(engine)
     journal = RunJournal(engine)
+    audit = AuditTrail(engine)
+    people = KnownPeople(engine)
     return Services(
         settings=settings,
         memory=memory,
@@ -61,7 +71,10 @@ async def open_services(settings: Settings, *, migrate: bool | None = None) -> S
         sessions=DashboardSessions(engine),
         registry=registry,
         journal=journal,
-        runs=MemoryRuns(memory, journal, registry),
+        runs=MemoryRuns(memory, journal, registry, people),
+        admin=Administration(memory, provider, load_gate(settings), audit, people),
+        audit=audit,
+        people=people,
         metrics=metrics,
         close=engine.dispose,
     )

@@ -97,6 +97,30 @@ class Settings:
             "rotate them. Empty: the agent API refuses every call."
         ),
     )
+    scope_resolver: str = field(
+        default="",
+        metadata=_doc(
+            "A deployment's own scope resolver as module:attribute (an instance, or a class to call with no "
+            "arguments); it answers for every path: the prompt, the read-back, the verdicts and the preview. "
+            "Empty: actor, then tenant, then global."
+        ),
+    )
+    admin_gate: str = field(
+        default="",
+        metadata=_doc(
+            "A deployment's own answer to who administers which scope, as module:attribute (an instance, or "
+            "a class to call with no arguments). Empty: the role names below."
+        ),
+    )
+    admin_role: str = field(
+        default="onfile-admin", metadata=_doc("The role that administers the person's own organisation.")
+    )
+    global_admin_role: str = field(
+        default="onfile-global-admin", metadata=_doc("The role that administers the global scope.")
+    )
+    support_role: str = field(
+        default="onfile-support", metadata=_doc("The role that may preview the exact prompt block for a person.")
+    )
     max_memories: int = field(default=20, metadata=_doc("How many memories one turn's prompt carries at most."))
     max_fact_chars: int = field(default=240, metadata=_doc("How many characters the assistant may write in one fact."))
 

@@ -29,6 +29,7 @@ def record_to_json(record: MemoryRecord) -> dict[str, Any]:
             "threadId": origin.thread_id,
             "runId": origin.run_id,
             "actorRef": origin.actor_ref,
+            "promotedFrom": origin.promoted_from,
         },
         "updatedAt": record.updated_at.isoformat(),
     }
@@ -49,6 +50,7 @@ def record_from_json(value: Any) -> MemoryRecord:
             thread_id=_optional_text(origin, "threadId"),
             run_id=_optional_text(origin, "runId"),
             actor_ref=_optional_text(origin, "actorRef"),
+            promoted_from=_optional_text(origin, "promotedFrom"),
         ),
         updated_at=datetime.fromisoformat(_text(data, "updatedAt")),
     )

@@ -48,12 +48,16 @@ class MemoryOrigin:
 
     `thread_id` and `run_id` point at the conversation and turn the fact was concluded in. They are
     pointers that may dangle: the conversation can be deleted or trimmed and the fact is kept.
+    `actor_ref` is the person the fact was concluded for, or the person who wrote it.
     """
 
     author: Author
     thread_id: str | None = None
     run_id: str | None = None
     actor_ref: str | None = None
+    promoted_from: str | None = None
+    """For a fact a person republished at a wider scope: the id of the memory it was published from
+    (`actor_ref` is then who promoted it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from store.persistence.engine import (
 )
 from store.persistence.journal import RunJournal
 from store.persistence.migrate import downgrade_engine, upgrade, upgrade_engine
+from store.persistence.people import KnownPeople
 from store.persistence.provider import SqlMemoryProvider
 from store.persistence.registry import ConversationRegistry, Origin
 from store.persistence.sessions import DashboardSession, DashboardSessions
@@ -31,6 +32,7 @@ __all__ = (
     "ConversationRegistry",
     "DashboardSession",
     "DashboardSessions",
+    "KnownPeople",
     "Origin",
     "RunJournal",
     "SqlMemoryProvider",

@@ -20,8 +20,10 @@ from store.persistence.types import new_id
 
 __all__ = (
     "MEMORY_COLUMNS",
+    "delete_record",
     "delete_record_at_scope",
     "insert_records",
+    "record_at",
     "record_by_id",
     "record_created_at",
     "record_from_row",
@@ -45,13 +47,16 @@ MEMORY_COLUMNS = (
     memory.c.origin_actor_ref,
     memory.c.updated_at,
     memory.c.pinned,
+    memory.c.origin_promoted_from,
 )
 
 
 def record_from_row(row: Row[Any] | Sequence[Any]) -> MemoryRecord:
     """A row selected as `MEMORY_COLUMNS` (any extra columns after them are ignored)."""
-    id, key, text, scope, author, thread_id, run_id, actor_ref, updated_at, pinned = row[:10]
-    origin = MemoryOrigin(author=author, thread_id=thread_id, run_id=run_id, actor_ref=actor_ref)
+    id, key, text, scope, author, thread_id, run_id, actor_ref, updated_at, pinned, promoted_from = row[:11]
+    origin = MemoryOrigin(
+        author=author, thread_id=thread_id, run_id=run_id, actor_ref=actor_ref, promoted_from=promoted_from
+    )
     return MemoryRecord(
         id=id, key=key, text=text, scope=scope, origin=origin, updated_at=updated_at, pinned=bool(pinned)
     )
@@ -61,8 +66,8 @@ def records_from_rows(rows: Iterable[Sequence[Any]]) -> list[MemoryRecord]:
     """`record_from_row` over many rows, as a tight loop: this is the per-turn hot path."""
     record, origin = MemoryRecord, MemoryOrigin
     return [
-        record(id, key, text, scope, origin(author, thread_id, run_id, actor_ref), updated_at, bool(pinned))
-        for id, key, text, scope, author, thread_id, run_id, actor_ref, updated_at, pinned in rows
+        record(id, key, text, scope, origin(author, thread_id, run_id, actor_ref, promoted), updated_at, bool(pinned))
+        for id, key, text, scope, author, thread_id, run_id, actor_ref, updated_at, pinned, promoted in rows
     ]
 
 
@@ -122,6 +127,7 @@ async def upsert_record(
         "origin_thread_id": origin.thread_id,
         "origin_run_id": origin.run_id,
         "origin_actor_ref": origin.actor_ref,
+        "origin_promoted_from": origin.promoted_from,
         "pinned": False,
         "created_at": now,
         "updated_at": now,
@@ -134,6 +140,18 @@ async def delete_record_at_scope(connection: AsyncConnection, *, id: str, scope:
     """Delete the record `id` only if it is held at `scope`; whether a row went."""
     result = await connection.execute(delete(memory).where(memory.c.id == id, memory.c.scope == scope))
     return result.rowcount > 0
+
+
+async def delete_record(connection: AsyncConnection, *, id: str) -> bool:
+    """Delete the record `id` whatever its scope (the administrative delete); whether a row went."""
+    result = await connection.execute(delete(memory).where(memory.c.id == id))
+    return result.rowcount > 0
+
+
+async def record_at(connection: AsyncConnection, *, scope: str, key: str) -> MemoryRecord | None:
+    result = await connection.execute(select(*MEMORY_COLUMNS).where(memory.c.scope == scope, memory.c.key == key))
+    row = result.first()
+    return None if row is None else record_from_row(row)
 
 
 async def set_pinned(connection: AsyncConnection, *, id: str, pinned: bool) -> bool:
@@ -155,6 +173,7 @@ async def insert_records(connection: AsyncConnection, records: Iterable[MemoryRe
             "origin_thread_id": r.origin.thread_id,
             "origin_run_id": r.origin.run_id,
             "origin_actor_ref": r.origin.actor_ref,
+            "origin_promoted_from": r.origin.promoted_from,
             "pinned": r.pinned,
             "created_at": r.updated_at,
             "updated_at": r.updated_at,
@@ -175,7 +194,15 @@ async def insert_records(connection: AsyncConnection, records: Iterable[MemoryRe
     await connection.execute(memory.insert(), rows)
 
 
-_REWRITTEN = ("text", "origin_author", "origin_thread_id", "origin_run_id", "origin_actor_ref", "updated_at")
+_REWRITTEN = (
+    "text",
+    "origin_author",
+    "origin_thread_id",
+    "origin_run_id",
+    "origin_actor_ref",
+    "origin_promoted_from",
+    "updated_at",
+)
 
 
 def _upsert_statement(dialect_name: str, values: dict[str, Any]) -> Insert:

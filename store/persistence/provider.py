@@ -13,8 +13,10 @@ from store.domain.scopes import own_scope
 from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext
 from store.persistence.engine import reading, writing
 from store.persistence.memories import (
+    delete_record,
     delete_record_at_scope,
     insert_records,
+    record_at,
     record_by_id,
     record_created_at,
     records_at_scopes,
@@ -82,6 +84,17 @@ class SqlMemoryProvider:
         """The record `id`, whoever holds it: for the console, which checks visibility itself."""
         async with reading(self._engine) as connection:
             return await record_by_id(connection, id)
+
+    async def at_scope_key(self, scope: str, key: str) -> MemoryRecord | None:
+        """The record held at (scope, key), if any."""
+        async with reading(self._engine) as connection:
+            return await record_at(connection, scope=scope, key=key)
+
+    async def retire(self, id: str) -> bool:
+        """The administrative delete: remove `id` whatever its scope. Only the elevated area calls it,
+        after its own checks; no agent path and no personal page reaches it."""
+        async with writing(self._engine) as connection:
+            return await delete_record(connection, id=id)
 
     async def created_at(self, id: str) -> datetime | None:
         """When the record `id` was first written (an upsert never changes it)."""

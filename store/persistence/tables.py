@@ -35,6 +35,7 @@ __all__ = (
     "ConversationRunRow",
     "ConversationThreadRow",
     "DashboardSessionRow",
+    "KnownPersonRow",
     "MemoryRow",
     "RunCheckpointRow",
     "TableBase",
@@ -84,6 +85,7 @@ class MemoryRow(TableBase):
     origin_thread_id: Mapped[str | None]
     origin_run_id: Mapped[str | None]
     origin_actor_ref: Mapped[str | None]
+    origin_promoted_from: Mapped[str | None]
     pinned: Mapped[bool] = mapped_column(Boolean, server_default=false())
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
@@ -152,6 +154,19 @@ class DashboardSessionRow(TableBase):
     created_at: Mapped[datetime]
     last_seen_at: Mapped[datetime]
     expires_at: Mapped[datetime]
+
+
+class KnownPersonRow(TableBase):
+    """Someone OnFile has seen at login or in an agent call, with the tenant and roles they had then:
+    the support preview offers them as actors to preview."""
+
+    __tablename__ = "known_person"
+    __table_args__ = (Index(None, "last_seen_at"),)
+
+    id: Mapped[str] = mapped_column(primary_key=True)
+    tenant_ref: Mapped[str | None]
+    roles: Mapped[Any] = mapped_column(Json)
+    last_seen_at: Mapped[datetime]
 
 
 def table_of(row: type[TableBase]) -> Table:

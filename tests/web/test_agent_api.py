@@ -43,7 +43,13 @@ async def test_the_digest_carries_entries_block_and_the_remember_tool(
     assert body["memory"] == "on"
     assert body["scopes"] == ["actor:ada", "tenant:berlin", "global"]
     assert [e["key"] for e in body["entries"]] == ["manifest", "units"]
-    assert body["entries"][0]["origin"] == {"author": "human", "threadId": None, "runId": None, "actorRef": "lena"}
+    assert body["entries"][0]["origin"] == {
+        "author": "human",
+        "threadId": None,
+        "runId": None,
+        "actorRef": "lena",
+        "promotedFrom": None,
+    }
     assert (body["omitted"], body["pinnedOmitted"], body["recalled"], body["writable"]) == (0, 0, False, True)
     assert "- [tenant:berlin] units: kilometres" in body["block"]
     assert [t["name"] for t in body["tools"]] == ["remember"]
@@ -94,6 +100,7 @@ async def test_remember_runs_once_per_call_and_mistakes_are_results(
         "threadId": "thr_1",
         "runId": "run_1",
         "actorRef": "ada",
+        "promotedFrom": None,
     }
     assert retry.content == first.content
     assert too_long.json() == {

@@ -60,7 +60,14 @@ async def test_the_read_back_lists_everything_with_overrides_and_dangling_origin
         "text": "they report on the calendar year",
         "scope": "actor:ada",
         "pinned": False,
-        "origin": {"author": "agent", "threadId": "thr_1", "runId": "run_1", "actorRef": "ada", "resolves": True},
+        "origin": {
+            "author": "agent",
+            "threadId": "thr_1",
+            "runId": "run_1",
+            "actorRef": "ada",
+            "promotedFrom": None,
+            "resolves": True,
+        },
         "updatedAt": "2026-09-01T09:12:44Z",
         "overrides": [{"scope": "global", "text": "the fiscal year starts in October", "author": "human"}],
     }

@@ -45,6 +45,7 @@ async def start_session(services: Services, person: Person, previous_session_id:
     if previous_session_id:
         await services.sessions.delete(previous_session_id)
     actor = person.actor
+    await services.people.note(actor)
     session = await services.sessions.create(
         {
             "actor": {"id": actor.id, "tenant_ref": actor.tenant_ref, "roles": list(actor.roles)},

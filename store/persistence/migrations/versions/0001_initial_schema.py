@@ -1,5 +1,5 @@
 """The initial schema: memories (with full-text search), run journal, conversation registry, audit
-trail and dashboard sessions.
+trail, dashboard sessions and the people seen.
 
 Revision ID: 0001
 Revises:
@@ -65,6 +65,7 @@ def upgrade() -> None:
         sa.Column("origin_thread_id", sa.Text(), nullable=True),
         sa.Column("origin_run_id", sa.Text(), nullable=True),
         sa.Column("origin_actor_ref", sa.Text(), nullable=True),
+        sa.Column("origin_promoted_from", sa.Text(), nullable=True),
         sa.Column("pinned", sa.Boolean(), server_default=sa.false(), nullable=False),
         sa.Column("created_at", UtcDateTime(), nullable=False),
         sa.Column("updated_at", UtcDateTime(), nullable=False),
@@ -124,6 +125,15 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name="pk_dashboard_session"),
     )
     op.create_index("ix_dashboard_session_expires_at", "dashboard_session", ["expires_at"])
+    op.create_table(
+        "known_person",
+        sa.Column("id", sa.Text(), nullable=False),
+        sa.Column("tenant_ref", sa.Text(), nullable=True),
+        sa.Column("roles", JSON, nullable=False),
+        sa.Column("last_seen_at", UtcDateTime(), nullable=False),
+        sa.PrimaryKeyConstraint("id", name="pk_known_person"),
+    )
+    op.create_index("ix_known_person_last_seen_at", "known_person", ["last_seen_at"])
     dialect = op.get_bind().dialect.name
     for statement in SQLITE_SEARCH if dialect == "sqlite" else POSTGRESQL_SEARCH if dialect == "postgresql" else []:
         op.execute(statement)
@@ -135,6 +145,7 @@ def downgrade() -> None:
         for trigger in ("agent_memory_fts_insert", "agent_memory_fts_delete", "agent_memory_fts_update"):
             op.execute(f"DROP TRIGGER IF EXISTS {trigger}")
         op.execute("DROP TABLE IF EXISTS memory_fts")
+    op.drop_table("known_person")
     op.drop_table("dashboard_session")
     op.drop_table("audit_entry")
     op.drop_table("conversation_run")

@@ -1,0 +1,270 @@
+"""The elevated area's use-cases: publishing, editing, pinning and retiring shared facts, promotion,
+the support preview, and the audit trail over all of them.
+
+Every write goes through `memory_write_verdict` with a human author and the gate's answer as
+`elevated`, against the one scope resolver; every act is audited with who, when, scope, key, before
+and after. A memory outside the scopes a person administers answers exactly like an unknown one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from store.domain.administration import AdminGate, LeftOut, PinBudget, entries_left_out, pin_budget
+from store.domain.authority import memory_write_verdict
+from store.domain.block import build_memory_block
+from store.domain.codec import record_to_json
+from store.domain.remember import check_memory_input
+from store.domain.scopes import normalise_scopes, own_scope
+from store.domain.types import Actor, MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
+from store.memory import MemoryConfig, memories_on_file, select_for_turn
+from store.persistence import AuditEntry, AuditTrail, KnownPeople, SqlMemoryProvider
+
+__all__ = ("NOT_ADMINISTERED", "AdminOutcome", "Administration", "Preview")
+
+NOT_ADMINISTERED = "There is no shared memory with that id among the scopes you administer."
+Status = Literal["done", "refused", "not_found", "invalid"]
+
+
+@dataclass(frozen=True, slots=True)
+class AdminOutcome:
+    """What became of an administrative act: `done` with the record (and a pin-budget warning when
+    always-on facts would stop reaching prompts), or why not."""
+
+    status: Status
+    reason: str = ""
+    record: MemoryRecord | None = None
+    budget: PinBudget | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "done"
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """Exactly what the model would be given for an actor and a turn text, and what it would not."""
+
+    actor: Actor
+    digest: MemoryDigest
+    block: str
+    left_out: tuple[LeftOut, ...]
+
+    @property
+    def chars(self) -> int:
+        return len(self.block)
+
+    @property
+    def tokens_estimate(self) -> int:
+        """About four characters a token for English text: an estimate, labelled as one wherever shown."""
+        return (len(self.block) + 3) // 4
+
+
+class Administration:
+    """The elevated area over one memory configuration (its provider and its one resolver)."""
+
+    def __init__(
+        self,
+        config: MemoryConfig,
+        provider: SqlMemoryProvider,
+        gate: AdminGate,
+        audit: AuditTrail,
+        people: KnownPeople,
+    ) -> None:
+        self._config = config
+        self._provider = provider
+        self._gate = gate
+        self._audit = audit
+        self._people = people
+
+    async def resolved_scopes(self, actor: Actor) -> tuple[str, ...]:
+        return normalise_scopes(await self._config.scopes.resolve(ScopeContext(actor=actor)))
+
+    async def administered_scopes(self, actor: Actor) -> tuple[str, ...]:
+        """The actor's resolved scopes the gate says they administer, narrowest first."""
+        return tuple([s for s in await self.resolved_scopes(actor) if await self._gate.administers(actor, s)])
+
+    async def may_preview(self, actor: Actor) -> bool:
+        return await self._gate.may_preview(actor)
+
+    async def shared_memories(self, actor: Actor) -> list[MemoryRecord]:
+        """Every memory at the scopes the actor administers: no cap."""
+        scopes = await self.administered_scopes(actor)
+        if not scopes:
+            return []
+        return list(await self._provider.list(scopes=scopes, ctx=ScopeContext(actor=actor)))
+
+    async def budgets(self, actor: Actor) -> list[PinBudget]:
+        records = await self.shared_memories(actor)
+        return [
+            pin_budget(records, scope=scope, max_memories=self._config.max_memories)
+            for scope in await self.administered_scopes(actor)
+        ]
+
+    async def publish(self, actor: Actor, *, scope: str, key: str, text: str, pinned: bool = False) -> AdminOutcome:
+        """Write a shared fact (a new key, or a new text for an existing one) as a person."""
+        checked = check_memory_input(key, text, max_fact_chars=self._config.max_fact_chars)
+        if checked.error is not None:
+            return AdminOutcome("invalid", checked.error)
+        refusal = await self._refusal(actor, scope)
+        if refusal:
+            return AdminOutcome("refused", refusal)
+        before = await self._at(scope, checked.key)
+        record = await self._write(actor, scope, checked.key, checked.fact, MemoryOrigin("human", actor_ref=actor.id))
+        await self._audit.append(
+            who=actor.id, action="write", scope=scope, key=record.key, before=_snapshot(before), after=_snapshot(record)
+        )
+        budget = None
+        if pinned:
+            pinned_outcome = await self.pin(actor, record.id, pinned=True)
+            record, budget = pinned_outcome.record or record, pinned_outcome.budget
+        return AdminOutcome("done", record=record, budget=budget)
+
+    async def edit(self, actor: Actor, memory_id: str, *, text: str) -> AdminOutcome:
+        """A new text for a shared fact; its id, key and pin stay."""
+        record = await self._administered(actor, memory_id)
+        if record is None:
+            return AdminOutcome("not_found", NOT_ADMINISTERED)
+        checked = check_memory_input(record.key, text, max_fact_chars=self._config.max_fact_chars)
+        if checked.error is not None:
+            return AdminOutcome("invalid", checked.error)
+        refusal = await self._refusal(actor, record.scope)
+        if refusal:
+            return AdminOutcome("refused", refusal)
+        updated = await self._write(
+            actor, record.scope, record.key, checked.fact, MemoryOrigin("human", actor_ref=actor.id)
+        )
+        await self._audit.append(
+            who=actor.id,
+            action="edit",
+            scope=record.scope,
+            key=record.key,
+            before=_snapshot(record),
+            after=_snapshot(updated),
+        )
+        return AdminOutcome("done", record=updated)
+
+    async def retire(self, actor: Actor, memory_id: str) -> AdminOutcome:
+        """The administrative delete the personal page refuses."""
+        record = await self._administered(actor, memory_id)
+        if record is None:
+            return AdminOutcome("not_found", NOT_ADMINISTERED)
+        refusal = await self._refusal(actor, record.scope)
+        if refusal:
+            return AdminOutcome("refused", refusal)
+        if not await self._provider.retire(memory_id):
+            return AdminOutcome("not_found", NOT_ADMINISTERED)
+        await self._audit.append(
+            who=actor.id, action="delete", scope=record.scope, key=record.key, before=_snapshot(record)
+        )
+        return AdminOutcome("done", record=record)
+
+    async def pin(self, actor: Actor, memory_id: str, *, pinned: bool) -> AdminOutcome:
+        """Make a shared fact always on (or not). The outcome carries the scope's pin budget after the
+        change, whose warning says when always-on facts would stop reaching prompts."""
+        record = await self._administered(actor, memory_id)
+        if record is None:
+            return AdminOutcome("not_found", NOT_ADMINISTERED)
+        refusal = await self._refusal(actor, record.scope)
+        if refusal:
+            return AdminOutcome("refused", refusal)
+        await self._provider.pin(memory_id, pinned)
+        at_scope = await self._provider.list(scopes=[record.scope], ctx=ScopeContext(actor=actor))
+        budget = pin_budget(at_scope, scope=record.scope, max_memories=self._config.max_memories)
+        updated = await self._provider.get(memory_id) or record
+        await self._audit.append(
+            who=actor.id,
+            action="pin" if pinned else "unpin",
+            scope=record.scope,
+            key=record.key,
+            before=_snapshot(record),
+            after=_snapshot(updated),
+        )
+        return AdminOutcome("done", record=updated, budget=budget)
+
+    async def promotion_targets(self, actor: Actor) -> tuple[str, ...]:
+        """The wider scopes the actor may republish their own entries at."""
+        own = own_scope(actor)
+        return tuple(s for s in await self.administered_scopes(actor) if s != own)
+
+    async def promote(self, actor: Actor, memory_id: str, *, scope: str) -> AdminOutcome:
+        """Republish one of the actor's own entries at a wider scope they administer. The new record is
+        human-authored; its origin records who promoted it and from which memory (and keeps the
+        conversation the fact was concluded in). The original stays, and still overrides it for them."""
+        source = await self._provider.get(memory_id)
+        if source is None or source.scope != own_scope(actor):
+            return AdminOutcome("not_found", "There is no memory of yours with that id to publish.")
+        refusal = await self._refusal(actor, scope)
+        if refusal:
+            return AdminOutcome("refused", refusal)
+        origin = MemoryOrigin(
+            "human",
+            thread_id=source.origin.thread_id,
+            run_id=source.origin.run_id,
+            actor_ref=actor.id,
+            promoted_from=source.id,
+        )
+        before = await self._at(scope, source.key)
+        record = await self._write(actor, scope, source.key, source.text, origin)
+        await self._audit.append(
+            who=actor.id,
+            action="promote",
+            scope=scope,
+            key=source.key,
+            before=_snapshot(before),
+            after={**(_snapshot(record) or {}), "promotedFrom": _snapshot(source)},
+        )
+        return AdminOutcome("done", record=record)
+
+    async def preview(self, viewer: Actor, target: Actor, *, thread_id: str | None, text: str) -> Preview | None:
+        """The block the agent API would return for `target` and `text`, byte for byte, with what was left
+        out and why. Read-only: nothing is written or journaled; the look itself is audited."""
+        if not await self._gate.may_preview(viewer):
+            return None
+        ctx = ScopeContext(actor=target, thread_id=thread_id)
+        digest, candidates = await select_for_turn(self._config, ctx, text)
+        block = build_memory_block(digest, writable=self._config.writable)
+        everything = await memories_on_file(self._config, ctx)
+        left_out = tuple(entries_left_out(everything, digest, candidates))
+        await self._audit.append(
+            who=viewer.id,
+            action="preview",
+            scope=f"tenant:{target.tenant_ref}" if target.tenant_ref else own_scope(target),
+            key=None,
+            after={"actor": {"id": target.id, "tenantRef": target.tenant_ref, "roles": list(target.roles)}},
+        )
+        return Preview(actor=target, digest=digest, block=block, left_out=left_out)
+
+    async def audit_entries(self, actor: Actor, *, limit: int | None = None) -> list[AuditEntry]:
+        """The trail of the scopes the actor administers, newest first."""
+        return await self._audit.at_scopes(await self.administered_scopes(actor), limit=limit)
+
+    async def people_seen(self) -> list[Actor]:
+        return await self._people.recent()
+
+    async def _refusal(self, actor: Actor, scope: str) -> str | None:
+        verdict = memory_write_verdict(
+            scope=scope,
+            actor=actor,
+            scopes=await self.resolved_scopes(actor),
+            author="human",
+            elevated=await self._gate.administers(actor, scope),
+        )
+        return None if verdict.allowed else verdict.reason
+
+    async def _administered(self, actor: Actor, memory_id: str) -> MemoryRecord | None:
+        record = await self._provider.get(memory_id)
+        if record is None or record.scope not in await self.administered_scopes(actor):
+            return None
+        return record
+
+    async def _at(self, scope: str, key: str) -> MemoryRecord | None:
+        return await self._provider.at_scope_key(scope, key)
+
+    async def _write(self, actor: Actor, scope: str, key: str, text: str, origin: MemoryOrigin) -> MemoryRecord:
+        return await self._provider.write(key=key, text=text, scope=scope, origin=origin, ctx=ScopeContext(actor=actor))
+
+
+def _snapshot(record: MemoryRecord | None) -> dict[str, Any] | None:
+    return None if record is None else record_to_json(record)

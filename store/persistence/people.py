@@ -1,0 +1,59 @@
+"""People OnFile has seen, at login or in an agent call, with the tenant and roles they had then.
+The support preview offers them, so support staff pick a real person instead of typing one."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from store.domain.types import Actor
+from store.persistence.engine import reading, writing
+from store.persistence.tables import KnownPersonRow, table_of
+from store.persistence.types import utc_now
+
+__all__ = ("KnownPeople",)
+
+people = table_of(KnownPersonRow)
+
+
+class KnownPeople:
+    def __init__(self, engine: AsyncEngine, *, clock: Callable[[], datetime] = utc_now) -> None:
+        self._engine = engine
+        self._clock = clock
+
+    async def note(self, actor: Actor) -> None:
+        """Remember `actor` as seen now, with their current tenant and roles."""
+        values = {
+            "id": actor.id,
+            "tenant_ref": actor.tenant_ref,
+            "roles": list(actor.roles),
+            "last_seen_at": self._clock(),
+        }
+        async with writing(self._engine) as connection:
+            insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
+            statement = insert(people).values(values)
+            await connection.execute(
+                statement.on_conflict_do_update(
+                    index_elements=[people.c.id],
+                    set_={
+                        "tenant_ref": statement.excluded.tenant_ref,
+                        "roles": statement.excluded.roles,
+                        "last_seen_at": statement.excluded.last_seen_at,
+                    },
+                )
+            )
+
+    async def recent(self, limit: int = 200) -> list[Actor]:
+        """The people seen most recently first."""
+        statement = (
+            select(people.c.id, people.c.tenant_ref, people.c.roles)
+            .order_by(people.c.last_seen_at.desc(), people.c.id)
+            .limit(limit)
+        )
+        async with reading(self._engine) as connection:
+            rows = (await connection.execute(statement)).all()
+        return [Actor(id=id, tenant_ref=tenant, roles=tuple(roles or ())) for id, tenant, roles in rows]

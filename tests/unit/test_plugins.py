@@ -1,0 +1,62 @@
+"""A deployment's own resolver and gate, named in the settings, load at start-up or fail clearly."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pytest
+
+from store import Actor, DefaultScopeResolver, ScopeContext
+from store.domain.administration import RoleGate
+from web.plugins import load_gate, load_resolver
+from web.settings import Settings, SettingsError
+
+
+class DepotResolver:
+    async def resolve(self, ctx: ScopeContext) -> Sequence[str]:
+        return (f"actor:{ctx.actor.id}", "depot:spandau", "global")
+
+
+class EveryoneAdministers:
+    async def administers(self, actor: Actor, scope: str) -> bool:
+        return True
+
+    async def may_preview(self, actor: Actor) -> bool:
+        return True
+
+
+SHARED_GATE = EveryoneAdministers()
+
+
+async def test_a_resolver_class_is_loaded_and_instantiated() -> None:
+    resolver = load_resolver(Settings(scope_resolver="tests.unit.test_plugins:DepotResolver"))
+
+    assert tuple(await resolver.resolve(ScopeContext(Actor("ada")))) == ("actor:ada", "depot:spandau", "global")
+
+
+def test_an_instance_is_used_as_it_is() -> None:
+    assert load_gate(Settings(admin_gate="tests.unit.test_plugins:SHARED_GATE")) is SHARED_GATE
+
+
+async def test_the_defaults_are_the_role_gate_with_the_configured_names_and_the_default_resolver() -> None:
+    gate = load_gate(Settings(admin_role="berlin-admins"))
+
+    assert isinstance(gate, RoleGate)
+    assert await gate.administers(Actor("x", "berlin", ("berlin-admins",)), "tenant:berlin")
+    assert isinstance(load_resolver(Settings()), DefaultScopeResolver)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        (Settings(scope_resolver="no_colon_here"), "must look like package.module:attribute"),
+        (Settings(scope_resolver="tests.unit.nowhere:Thing"), "cannot be loaded"),
+        (Settings(scope_resolver="tests.unit.test_plugins:Missing"), "cannot be loaded"),
+        (Settings(scope_resolver="tests.unit.test_plugins:EveryoneAdministers"), "has no async resolve"),
+        (Settings(admin_gate="tests.unit.test_plugins:DepotResolver"), "lacks administers"),
+    ],
+)
+def test_a_bad_plugin_fails_at_start_up_naming_the_setting(settings: Settings, message: str) -> None:
+    loader = load_gate if settings.admin_gate else load_resolver
+    with pytest.raises(SettingsError, match=message):
+        loader(settings)
