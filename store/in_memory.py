@@ -12,8 +12,9 @@ import builtins
 import itertools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
+
+from msgspec.structs import replace
 
 from store.domain.scopes import own_scope, scope_ranks
 from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext

@@ -1,7 +1,9 @@
 """The values memory is made of: who is asking, what is on file, and what one turn is shown.
 
 Every type here is frozen: a record read from a provider is a snapshot, and a digest is the
-decision about one turn, so neither may change after it is made.
+decision about one turn, so neither may change after it is made. Records and origins are msgspec
+Structs rather than dataclasses because every turn builds one per applicable memory: a Struct is
+built several times faster, which is most of the cost of reading thousands of them.
 """
 
 from __future__ import annotations
@@ -9,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
+
+import msgspec
 
 __all__ = (
     "Actor",
@@ -42,8 +46,7 @@ class ScopeContext:
     thread_id: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryOrigin:
+class MemoryOrigin(msgspec.Struct, frozen=True):
     """Where a fact came from.
 
     `thread_id` and `run_id` point at the conversation and turn the fact was concluded in. They are
@@ -60,8 +63,7 @@ class MemoryOrigin:
     (`actor_ref` is then who promoted it)."""
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryRecord:
+class MemoryRecord(msgspec.Struct, frozen=True):
     """One keyed fact held at one scope. There is at most one record per (scope, key)."""
 
     id: str
@@ -73,7 +75,7 @@ class MemoryRecord:
     pinned: bool = False
 
     def __post_init__(self) -> None:
-        if self.updated_at.tzinfo is None or self.updated_at.utcoffset() is None:
+        if self.updated_at.tzinfo is None:
             msg = f"MemoryRecord {self.id!r}: updated_at must be timezone-aware"
             raise ValueError(msg)
 

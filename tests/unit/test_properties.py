@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from msgspec.structs import replace
 
 from store import MemoryDigest, MemoryOrigin, MemoryRecord, build_memory_block, resolve_digest
 from store.domain.block import BLOCK_CLOSE, BLOCK_OPEN
