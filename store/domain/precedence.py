@@ -8,6 +8,7 @@ scope and the newest within it (so the widest, then the stalest, are dropped fir
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
@@ -68,23 +69,23 @@ def resolve_digest(
 
     candidates = []
     for key, group in by_key.items():
-        if len(group) > 1:
-            group.sort(key=winner_order)
         winner = group[0]
-        pinned = any(r.pinned for r in group)
+        pinned = winner.pinned
+        if len(group) > 1:  # most keys are held at one scope: skip the work for them
+            group.sort(key=winner_order)
+            winner = group[0]
+            pinned = any(r.pinned for r in group)
         stamp = -winner.updated_at.timestamp()
         candidates.append(_Candidate(ranks[winner.scope], stamp, key, first_seen[key], pinned, group))
 
     pinned_keys = sorted(c for c in candidates if c.pinned)
     unpinned = [c for c in candidates if not c.pinned]
-    if ranked:
-        unpinned.sort(key=lambda c: c.first_seen)
-    else:
-        unpinned.sort()
-
     ceiling = len(candidates) if max_memories is None else max_memories
     kept_pinned = pinned_keys[:ceiling]
-    kept_unpinned = unpinned[: ceiling - len(kept_pinned)]
+    room = ceiling - len(kept_pinned)
+    order = _by_relevance if ranked else _narrowest_then_newest
+    # The budget usually keeps a few keys out of many: pick them without sorting the rest.
+    kept_unpinned = heapq.nsmallest(room, unpinned, key=order) if room < len(unpinned) else sorted(unpinned, key=order)
     return MemoryDigest(
         scopes=resolved_scopes,
         entries=tuple(_entry(c) for c in (*kept_pinned, *kept_unpinned)),
@@ -92,6 +93,14 @@ def resolve_digest(
         pinned_omitted=len(pinned_keys) - len(kept_pinned),
         recalled=ranked,
     )
+
+
+def _by_relevance(candidate: _Candidate) -> int:
+    return candidate.first_seen
+
+
+def _narrowest_then_newest(candidate: _Candidate) -> tuple[int, float, str]:
+    return (candidate.scope_rank, candidate.newest_first, candidate.key)
 
 
 def _entry(candidate: _Candidate) -> DigestEntry:
