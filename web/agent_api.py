@@ -7,6 +7,7 @@ no browser credential is accepted. The runtime asserts the actor it runs for.
 from __future__ import annotations
 
 import hmac
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -18,12 +19,12 @@ from litestar.handlers.base import BaseRouteHandler
 from litestar.openapi.spec import Example, SecurityScheme
 from litestar.params import Body, PathParameter
 
-from store import Actor
-from store.domain.codec import record_to_json
+from store import Actor, MemoryDigest
+from store.domain.codec import digest_to_json, record_to_json
 from store.runs import RunActorMismatchError, RunMemory, RunNotStartedError
 from web.services import Services
 
-__all__ = ("agent_router", "bearer_scheme")
+__all__ = ("DigestIn", "DigestOut", "ProblemOut", "RecordOut", "agent_router", "bearer_scheme", "digest_out")
 
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
 PathId = Annotated[str, PathParameter(min_length=1, max_length=200)]
@@ -129,8 +130,9 @@ def _record_out(data: dict[str, Any]) -> dict[str, Any]:
     return {k: data[k] for k in ("id", "key", "text", "scope", "pinned", "origin", "updatedAt")}
 
 
-def _digest_out(run: RunMemory) -> DigestOut:
-    payload = run.to_json()["digest"]
+def digest_out(digest: MemoryDigest, *, block: str, writable: bool, tools: Sequence[dict[str, Any]]) -> DigestOut:
+    """A digest and its block as the API answers them; the support preview answers in the same shape."""
+    payload = digest_to_json(digest)
     entries = [msgspec.convert({**_record_out(e), "overrides": e["overrides"]}, EntryOut) for e in payload["entries"]]
     return DigestOut(
         memory="on",
@@ -139,10 +141,14 @@ def _digest_out(run: RunMemory) -> DigestOut:
         omitted=payload["omitted"],
         pinned_omitted=payload["pinnedOmitted"],
         recalled=payload["recalled"],
-        block=run.block,
-        writable=run.writable,
-        tools=list(run.tools),
+        block=block,
+        writable=writable,
+        tools=list(tools),
     )
+
+
+def _digest_out(run: RunMemory) -> DigestOut:
+    return digest_out(run.digest, block=run.block, writable=run.writable, tools=run.tools)
 
 
 DIGEST_EXAMPLE = {
