@@ -26,7 +26,7 @@ from web.auth.routes import callback, login, logout, signed_out
 from web.errors import LoginRequiredError, login_required_handler
 from web.pages.memories import forget_on_page, memories, undo_forget
 from web.readback import delete_memory, list_memories
-from web.security import csrf_failure, security_headers
+from web.security import SecurityHeadersMiddleware, csrf_failure, security_headers
 from web.services import Services, open_services
 from web.settings import Settings
 from web.viewer import provide_viewer
@@ -82,11 +82,6 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
     async def before_request(request: Request[Any, Any, State]) -> Response[str] | None:
         return await csrf_failure(request, settings)
 
-    async def after_request(response: Response[Any]) -> Response[Any]:
-        for name, value in headers.items():
-            response.headers.setdefault(name, value)
-        return response
-
     def configure_jinja(engine: JinjaTemplateEngine) -> None:
         engine.engine.undefined = StrictUndefined
 
@@ -114,7 +109,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
         },
         lifespan=[lifespan],
         before_request=before_request,
-        after_request=after_request,
+        middleware=[SecurityHeadersMiddleware(headers)],
         exception_handlers={LoginRequiredError: login_required_handler},
         request_class=HTMXRequest,
         plugins=[HTMXPlugin()],
@@ -129,5 +124,9 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             render_plugins=[JsonRenderPlugin()],
             components=Components(security_schemes={"agentToken": bearer_scheme}),
         ),
-        logging_config=LoggingConfig(log_exceptions="always"),
+        # Tracebacks for real failures; a login that is needed, a 404 or a refusal is not one.
+        logging_config=LoggingConfig(
+            log_exceptions="always",
+            disable_stack_trace={LoginRequiredError, 400, 401, 403, 404, 405, 409, 410},
+        ),
     )

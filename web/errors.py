@@ -21,7 +21,9 @@ def login_required_handler(request: Request[Any, Any, State], _: LoginRequiredEr
     path = request.url.path
     if request.url.query:
         path = f"{path}?{request.url.query}"
-    login = f"/login?next={quote(path, safe='/')}"
+    # After login the browser comes back with a GET: return it to a page, never to a form's target.
+    back = path if request.method == "GET" else "/"
+    login = f"/login?next={quote(back, safe='/')}"
     if path.startswith("/agent/"):
         return Response({"error": "Log in to the dashboard first."}, status_code=401)
     if request.headers.get("hx-request") == "true":

@@ -7,11 +7,21 @@ from urllib.parse import urlsplit
 
 from litestar import Request, Response
 from litestar.datastructures import State
+from litestar.enums import ScopeType
+from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from web.auth.sessions import SESSION_COOKIE, csrf_token
 from web.settings import Settings
 
-__all__ = ("CSRF_FIELD", "CSRF_HEADER", "content_security_policy", "csrf_failure", "safe_next_path", "security_headers")
+__all__ = (
+    "CSRF_FIELD",
+    "CSRF_HEADER",
+    "SecurityHeadersMiddleware",
+    "content_security_policy",
+    "csrf_failure",
+    "safe_next_path",
+    "security_headers",
+)
 
 CSRF_HEADER = "x-csrf-token"
 CSRF_FIELD = "csrf_token"
@@ -79,3 +89,29 @@ def safe_next_path(candidate: str | None) -> str:
     if parts.scheme or parts.netloc or "\\" in candidate or any(ord(ch) < 32 for ch in candidate):
         return "/"
     return candidate
+
+
+class SecurityHeadersMiddleware:
+    """Adds the security headers to every response, error pages and static files included (a
+    handler's own response hooks do not see what an exception handler answers)."""
+
+    def __init__(self, headers: dict[str, str]) -> None:
+        self._headers = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+
+    def __call__(self, app: ASGIApp) -> ASGIApp:
+        extra = self._headers
+
+        async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["type"] != ScopeType.HTTP:
+                await app(scope, receive, send)
+                return
+
+            async def send_with_headers(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    present = {name.lower() for name, _ in message.get("headers", [])}
+                    message["headers"] = [*message.get("headers", []), *(h for h in extra if h[0] not in present)]
+                await send(message)
+
+            await app(scope, receive, send_with_headers)
+
+        return wrapped
