@@ -19,9 +19,17 @@ from store.domain.remember import check_memory_input
 from store.domain.scopes import normalise_scopes, own_scope
 from store.domain.types import Actor, MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
 from store.memory import MemoryConfig, memories_on_file, select_for_turn
-from store.persistence import AuditEntry, AuditTrail, KnownPeople, SqlMemoryProvider
+from store.persistence import (
+    AuditEntry,
+    AuditTrail,
+    ConversationRegistry,
+    DashboardSessions,
+    KnownPeople,
+    RunJournal,
+    SqlMemoryProvider,
+)
 
-__all__ = ("NOT_ADMINISTERED", "AdminOutcome", "Administration", "Preview")
+__all__ = ("NOT_ADMINISTERED", "AdminOutcome", "Administration", "Erasure", "Preview", "Stores")
 
 NOT_ADMINISTERED = "There is no shared memory with that id among the scopes you administer."
 Status = Literal["done", "refused", "not_found", "invalid"]
@@ -61,6 +69,26 @@ class Preview:
         return (len(self.block) + 3) // 4
 
 
+@dataclass(frozen=True, slots=True)
+class Erasure:
+    """What a person's erasure removed."""
+
+    person: str
+    memories: int
+    checkpoints: int
+    conversations: int
+    sessions: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stores:
+    """Where else a person's data lives, for their erasure."""
+
+    journal: RunJournal
+    registry: ConversationRegistry
+    sessions: DashboardSessions
+
+
 class Administration:
     """The elevated area over one memory configuration (its provider and its one resolver)."""
 
@@ -71,12 +99,14 @@ class Administration:
         gate: AdminGate,
         audit: AuditTrail,
         people: KnownPeople,
+        stores: Stores | None = None,
     ) -> None:
         self._config = config
         self._provider = provider
         self._gate = gate
         self._audit = audit
         self._people = people
+        self._stores = stores
 
     async def resolved_scopes(self, actor: Actor) -> tuple[str, ...]:
         return normalise_scopes(await self._config.scopes.resolve(ScopeContext(actor=actor)))
@@ -235,6 +265,46 @@ class Administration:
             after={"actor": {"id": target.id, "tenantRef": target.tenant_ref, "roles": list(target.roles)}},
         )
         return Preview(actor=target, digest=digest, block=block, left_out=left_out)
+
+    async def may_erase(self, actor: Actor, person: Actor) -> bool:
+        """A tenant administrator of the person's organisation, or a global administrator."""
+        tenant = f"tenant:{person.tenant_ref}" if person.tenant_ref else None
+        if tenant and await self._gate.administers(actor, tenant):
+            return True
+        return await self._gate.administers(actor, "global")
+
+    async def erase_person(self, actor: Actor, person: Actor) -> Erasure | None:
+        """Remove a person: their own-scope memories, their journaled digests and remember outcomes,
+        their conversation-registry rows, their sessions and the record of having seen them; drop the
+        values from earlier audit entries about their own scope. The trail keeps that the erasure
+        happened, by whom and when (at their organisation's scope, where its administrators see it).
+        None when `actor` may not erase them."""
+        if self._stores is None or not await self.may_erase(actor, person):
+            return None
+        own = own_scope(person)
+        erasure = Erasure(
+            person=person.id,
+            memories=await self._provider.retire_scope(own),
+            checkpoints=await self._stores.journal.erase_actor(person.id),
+            conversations=await self._stores.registry.erase_actor(person.id),
+            sessions=await self._stores.sessions.delete_for_actor(person.id),
+        )
+        await self._people.forget(person.id)
+        await self._audit.redact_scope(own)
+        await self._audit.append(
+            who=actor.id,
+            action="erase",
+            scope=f"tenant:{person.tenant_ref}" if person.tenant_ref else "global",
+            key=None,
+            after={
+                "person": person.id,
+                "memories": erasure.memories,
+                "checkpoints": erasure.checkpoints,
+                "conversations": erasure.conversations,
+                "sessions": erasure.sessions,
+            },
+        )
+        return erasure
 
     async def audit_entries(self, actor: Actor, *, limit: int | None = None) -> list[AuditEntry]:
         """The trail of the scopes the actor administers, newest first."""

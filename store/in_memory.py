@@ -92,6 +92,13 @@ class InMemoryMemoryProvider:
         self._remove(id)
         return True
 
+    async def forget_all(self, *, ctx: ScopeContext) -> int:
+        """Delete everything held at the actor's own scope; how many records went."""
+        mine = [r.id for r in self._by_id.values() if r.scope == own_scope(ctx.actor)]
+        for id in mine:
+            self._remove(id)
+        return len(mine)
+
     async def pin(self, id: str, pinned: bool) -> bool:
         """Mark a record always-on (or not): the console's act, which no agent path reaches."""
         record = self._by_id.get(id)

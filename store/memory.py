@@ -7,7 +7,7 @@ This module sequences the I/O (the resolver and the provider) around the pure ru
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from store.diagnostics import DIAGNOSTICS, Diagnostics, MemoryResolved, MemoryWritten
 from store.domain.authority import memory_forget_verdict, memory_write_verdict
@@ -19,10 +19,12 @@ from store.domain.types import MemoryDigest, MemoryOrigin, MemoryRecord, ScopeCo
 from store.provider import MemoryProvider, SearchableMemoryProvider, WritableMemoryProvider, WriteRefusedError
 
 __all__ = (
+    "BulkForgettingProvider",
     "ForgetOutcome",
     "MemoryConfig",
     "TurnMemory",
     "WriteOutcome",
+    "forget_all_memories",
     "forget_memory",
     "memories_on_file",
     "memory_for_turn",
@@ -167,6 +169,25 @@ async def write_memory(
         return WriteOutcome(ok=False, error=str(refused))
     config.diagnostics.publish(MemoryWritten(run_id=run_id, scope=scope, chars=len(checked.fact)))
     return WriteOutcome(ok=True, record=record)
+
+
+@runtime_checkable
+class BulkForgettingProvider(Protocol):
+    async def forget_all(self, *, ctx: ScopeContext) -> int:
+        """Delete everything held at the actor's own scope at once; how many records went."""
+        ...
+
+
+async def forget_all_memories(config: MemoryConfig, ctx: ScopeContext) -> int:
+    """Forget every memory held at the person's own scope; what their organisation or everyone holds
+    stays (it is not theirs to delete). How many went. Providers that cannot do it in one statement
+    are asked to forget each record in turn."""
+    provider = config.provider
+    if isinstance(provider, BulkForgettingProvider):
+        return await provider.forget_all(ctx=ctx)
+    own = own_scope(ctx.actor)
+    mine = [r for r in await provider.list(scopes=[own], ctx=ctx) if r.scope == own]
+    return sum([await provider.forget(id=r.id, ctx=ctx) for r in mine])
 
 
 @dataclass(frozen=True, slots=True)

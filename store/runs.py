@@ -38,7 +38,9 @@ def remember_position(call_id: str) -> str:
 
 
 class Journal(Protocol):
-    async def checkpoint(self, run_id: str, position: str, compute: Callable[[], Awaitable[Any]]) -> Any: ...
+    async def checkpoint(
+        self, run_id: str, position: str, compute: Callable[[], Awaitable[Any]], *, actor_id: str | None = None
+    ) -> Any: ...
 
 
 class RunRegistry(Protocol):
@@ -126,7 +128,8 @@ class MemoryRuns:
             recorded = RunMemory(run_id, actor, thread_id, turn.digest, turn.block, self._config.writable, turn.tools)
             return recorded.to_json()
 
-        run = RunMemory.from_json(run_id, await self._journal.checkpoint(run_id, DIGEST_POSITION, resolve))
+        payload = await self._journal.checkpoint(run_id, DIGEST_POSITION, resolve, actor_id=actor.id)
+        run = RunMemory.from_json(run_id, payload)
         if run.actor.id != actor.id:
             raise RunActorMismatchError(run_id, run.actor.id, actor.id)
         return run
@@ -148,7 +151,8 @@ class MemoryRuns:
             outcome = await write_memory(self._config, run.digest, key=key, fact=fact, ctx=ctx, run_id=run_id)
             return _outcome_to_json(outcome)
 
-        return _outcome_from_json(await self._journal.checkpoint(run_id, remember_position(call_id), execute))
+        position = remember_position(call_id)
+        return _outcome_from_json(await self._journal.checkpoint(run_id, position, execute, actor_id=run.actor.id))
 
 
 def _outcome_to_json(outcome: WriteOutcome) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from litestar.params import Body, PathParameter
 
 from store import Actor, MemoryDigest
 from store.domain.codec import digest_to_json, record_to_json
+from store.persistence import RunPrunedError
 from store.runs import RunActorMismatchError, RunMemory, RunNotStartedError
 from web.services import Services
 
@@ -183,6 +184,8 @@ async def run_digest(
         run = await services.runs.begin(run_id, actor=actor, thread_id=data.thread_id, text=data.text)
     except RunActorMismatchError as error:
         return Response(ProblemOut(str(error)), status_code=409)
+    except RunPrunedError as error:
+        return Response(ProblemOut(str(error)), status_code=410)
     return Response(_digest_out(run))
 
 
@@ -215,6 +218,8 @@ async def run_remember(
         outcome = await services.runs.remember(run_id, call_id=data.call_id, key=data.key, fact=data.fact)
     except RunNotStartedError as error:
         return Response(ProblemOut(str(error)), status_code=409)
+    except RunPrunedError as error:
+        return Response(ProblemOut(str(error)), status_code=410)
     if outcome.record is None:
         return Response(RememberOut(ok=False, error=outcome.error))
     return Response(RememberOut(ok=True, record=msgspec.convert(record_to_json(outcome.record), RecordOut)))

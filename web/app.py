@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,7 @@ from web.errors import LoginRequiredError, login_required_handler
 from web.pages.memories import forget_on_page, memories, undo_forget
 from web.readback import delete_memory, list_memories
 from web.security import SecurityHeadersMiddleware, csrf_failure, security_headers
+from web.housekeeping import pruning_every
 from web.services import Services, open_services
 from web.settings import Settings
 from web.viewer import provide_viewer
@@ -34,6 +36,7 @@ from web.viewer import provide_viewer
 __all__ = ("PROJECT_ROOT", "create_app")
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+PRUNE_EVERY = timedelta(minutes=15)
 
 
 @get("/healthz", name="healthz", include_in_schema=False)
@@ -70,7 +73,8 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
     async def lifespan(app: Litestar) -> AsyncIterator[None]:
         app.state.services = services or await open_services(settings)
         try:
-            yield
+            async with pruning_every(app.state.services, PRUNE_EVERY):
+                yield
         finally:
             await oidc.aclose()
             if services is None:

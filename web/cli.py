@@ -30,6 +30,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--turn", action="store_true", help="print two turns of a demo person's memory instead")
     demo.add_argument("--text", default="", help="with --turn: the person's turn text, to select by relevance")
 
+    commands.add_parser("prune", help="drop run journals past their retention and expired sessions, now")
+
     db = commands.add_parser("db", help="look after OnFile's database")
     db_commands = db.add_subparsers(dest="db_command", required=True)
     db_upgrade = db_commands.add_parser("upgrade", help="bring the database's schema up to date (creating it if new)")
@@ -41,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _serve(args.host, args.port, args.workers)
         if args.command == "demo":
             return _demo(args)
+        if args.command == "prune":
+            return asyncio.run(_prune())
         url = args.database_url or Settings.load().database_url
         asyncio.run(upgrade(url))
         print(f"database is up to date: {printable_url(url)}")
@@ -58,6 +62,21 @@ def _serve(host: str, port: int, workers: int) -> int:
         from web.app import create_app
 
         uvicorn.run(create_app(settings), host=host, port=port)
+    return 0
+
+
+async def _prune() -> int:
+    from web.housekeeping import prune
+    from web.services import open_services
+
+    settings = Settings.load()
+    services = await open_services(settings)
+    try:
+        pruned = await prune(services)
+    finally:
+        await services.close()
+    hours = settings.journal_retention_hours
+    print(f"pruned the journals of {pruned.runs} runs begun over {hours} hours ago, and {pruned.sessions} sessions")
     return 0
 
 

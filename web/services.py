@@ -7,7 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from store import Diagnostics, MemoryConfig
-from store.admin import Administration
+from store.admin import Administration, Stores
 from store.persistence import (
     AuditTrail,
     ConversationRegistry,
@@ -64,15 +64,16 @@ async def open_services(settings: Settings, *, migrate: bool | None = None) -> S
     journal = RunJournal(engine)
     audit = AuditTrail(engine)
     people = KnownPeople(engine)
+    sessions = DashboardSessions(engine)
     return Services(
         settings=settings,
         memory=memory,
         provider=provider,
-        sessions=DashboardSessions(engine),
+        sessions=sessions,
         registry=registry,
         journal=journal,
         runs=MemoryRuns(memory, journal, registry, people),
-        admin=Administration(memory, provider, load_gate(settings), audit, people),
+        admin=Administration(memory, provider, load_gate(settings), audit, people, Stores(journal, registry, sessions)),
         audit=audit,
         people=people,
         metrics=metrics,

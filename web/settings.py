@@ -97,6 +97,14 @@ class Settings:
             "rotate them. Empty: the agent API refuses every call."
         ),
     )
+    journal_retention_hours: int = field(
+        default=48,
+        metadata=_doc(
+            "How long a run's journal (its recorded memory digest and remember outcomes) is kept so the run "
+            "can resume or replay; then it is pruned, and a run resuming later is told so. A forgotten "
+            "memory can live on this long in the digests of runs already in flight."
+        ),
+    )
     scope_resolver: str = field(
         default="",
         metadata=_doc(
@@ -129,7 +137,13 @@ class Settings:
         if base.scheme not in {"http", "https"} or not base.netloc or self.base_url.endswith("/"):
             msg = f"ONFILE_BASE_URL must be an http(s) address without a trailing slash, not {self.base_url!r}"
             raise SettingsError(msg)
-        for name in ("session_idle_minutes", "session_max_hours", "max_memories", "max_fact_chars"):
+        for name in (
+            "session_idle_minutes",
+            "session_max_hours",
+            "max_memories",
+            "max_fact_chars",
+            "journal_retention_hours",
+        ):
             if getattr(self, name) < 1:
                 msg = f"{PREFIX}{name.upper()} must be at least 1"
                 raise SettingsError(msg)

@@ -15,7 +15,7 @@ from store.persistence.engine import (
     open_engine,
     printable_url,
 )
-from store.persistence.journal import RunJournal
+from store.persistence.journal import RunJournal, RunPrunedError
 from store.persistence.migrate import downgrade_engine, upgrade, upgrade_engine
 from store.persistence.people import KnownPeople
 from store.persistence.provider import SqlMemoryProvider
@@ -35,6 +35,7 @@ __all__ = (
     "KnownPeople",
     "Origin",
     "RunJournal",
+    "RunPrunedError",
     "SqlMemoryProvider",
     "database_url_from_environment",
     "downgrade_engine",

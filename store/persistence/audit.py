@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.persistence.engine import reading, writing
@@ -21,7 +21,7 @@ from store.persistence.types import new_id, utc_now
 
 __all__ = ("AUDIT_ACTIONS", "AuditAction", "AuditEntry", "AuditTrail")
 
-AuditAction = Literal["write", "edit", "delete", "pin", "unpin", "promote", "preview"]
+AuditAction = Literal["write", "edit", "delete", "pin", "unpin", "promote", "preview", "erase"]
 AUDIT_ACTIONS: tuple[str, ...] = get_args(AuditAction)
 
 trail = table_of(AuditEntryRow)
@@ -69,6 +69,15 @@ class AuditTrail:
         async with writing(self._engine) as connection:
             await connection.execute(insert(trail).values(row))
         return entry
+
+    async def redact_scope(self, scope: str) -> int:
+        """Drop the values (before and after) from every entry at `scope`, keeping who did what and when:
+        a person's erasure must not live on in the trail of acts about them. How many entries changed."""
+        async with writing(self._engine) as connection:
+            result = await connection.execute(
+                update(trail).where(trail.c.scope == scope).values(before=None, after=None, key=None)
+            )
+        return result.rowcount
 
     async def at_scopes(self, scopes: Sequence[str], *, limit: int | None = None) -> list[AuditEntry]:
         """The entries at `scopes`, newest first (then by id, which sorts by creation)."""

@@ -154,6 +154,8 @@ def _production_sqlite(engine: AsyncEngine) -> None:
             cursor.execute("PRAGMA foreign_keys = ON")
             cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute("PRAGMA synchronous = NORMAL")
+            # Deleted content is overwritten, not left in free pages: forgetting must reach the file.
+            cursor.execute("PRAGMA secure_delete = ON")
         finally:
             cursor.close()
 

@@ -11,17 +11,29 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from store.persistence.engine import reading, writing
-from store.persistence.tables import RunCheckpointRow, table_of
+from store.persistence.tables import PrunedRunRow, RunCheckpointRow, table_of
 from store.persistence.types import utc_now
 
-__all__ = ("RunJournal",)
+__all__ = ("RunJournal", "RunPrunedError")
 
 journal = table_of(RunCheckpointRow)
+pruned = table_of(PrunedRunRow)
+
+
+class RunPrunedError(LookupError):
+    """A run whose checkpoints were pruned after its retention asked to resume: its recorded decisions
+    are gone, so it must not silently get different ones."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(
+            f"Run {run_id} was pruned after its retention ended: its memory can no longer be replayed. Start a new run."
+        )
+        self.run_id = run_id
 
 
 class RunJournal:
@@ -31,18 +43,24 @@ class RunJournal:
         self._engine = engine
         self._clock = clock
 
-    async def checkpoint(self, run_id: str, position: str, compute: Callable[[], Awaitable[Any]]) -> Any:
-        """The payload stored at (run_id, position); when there is none, `compute()`'s result, stored.
+    async def checkpoint(
+        self, run_id: str, position: str, compute: Callable[[], Awaitable[Any]], *, actor_id: str | None = None
+    ) -> Any:
+        """The payload stored at (run_id, position); when there is none, `compute()`'s result, stored
+        (for `actor_id`, whom the run is for). A pruned run raises `RunPrunedError` instead.
 
         `compute` runs outside any transaction (it may be slow: a search, a model call), so it can run
         in two racing processes at once; the store keeps the first insert and everyone returns it."""
         async with reading(self._engine) as connection:
             found, stored = await _stored_payload(connection, run_id, position)
+            if not found and await _was_pruned(connection, run_id):
+                raise RunPrunedError(run_id)
         if found:
             return stored
         payload = await compute()
         async with writing(self._engine) as connection:
-            await connection.execute(_insert_once(connection.dialect.name, run_id, position, payload, self._clock()))
+            statement = _insert_once(connection.dialect.name, run_id, position, payload, self._clock(), actor_id)
+            await connection.execute(statement)
             found, stored = await _stored_payload(connection, run_id, position)
         if not found:  # pragma: no cover - the row was just inserted or already there, in this transaction
             msg = f"checkpoint {run_id}/{position} vanished while being written"
@@ -60,6 +78,44 @@ class RunJournal:
             result = await connection.execute(statement)
             return {str(position): payload for position, payload in result.all()}
 
+    async def prune(self, *, older_than: datetime) -> int:
+        """Drop the checkpoints of every run begun before `older_than`, leaving a tombstone so a late
+        resume is told rather than recomputed; how many runs went."""
+        started = (
+            select(journal.c.run_id).group_by(journal.c.run_id).having(func.min(journal.c.created_at) < older_than)
+        )
+        now = self._clock()
+        async with writing(self._engine) as connection:
+            run_ids = [row[0] for row in (await connection.execute(started)).all()]
+            if not run_ids:
+                return 0
+            for chunk in _chunks(run_ids, 500):
+                await connection.execute(delete(journal).where(journal.c.run_id.in_(chunk)))
+                await connection.execute(
+                    _tombstones(connection.dialect.name), [{"run_id": r, "pruned_at": now} for r in chunk]
+                )
+        return len(run_ids)
+
+    async def erase_actor(self, actor_id: str) -> int:
+        """Drop every checkpoint of the runs for `actor_id` (their erasure); how many rows went."""
+        async with writing(self._engine) as connection:
+            result = await connection.execute(delete(journal).where(journal.c.actor_id == actor_id))
+        return result.rowcount
+
+
+async def _was_pruned(connection: AsyncConnection, run_id: str) -> bool:
+    return (await connection.execute(select(pruned.c.run_id).where(pruned.c.run_id == run_id))).first() is not None
+
+
+def _tombstones(dialect_name: str) -> Any:
+    if dialect_name == "postgresql":
+        return postgresql.insert(pruned).on_conflict_do_nothing()
+    return sqlite.insert(pruned).on_conflict_do_nothing()
+
+
+def _chunks(values: list[str], size: int) -> list[list[str]]:
+    return [values[i : i + size] for i in range(0, len(values), size)]
+
 
 async def _stored_payload(connection: AsyncConnection, run_id: str, position: str) -> tuple[bool, Any]:
     result = await connection.execute(
@@ -69,8 +125,10 @@ async def _stored_payload(connection: AsyncConnection, run_id: str, position: st
     return (False, None) if row is None else (True, row[0])
 
 
-def _insert_once(dialect_name: str, run_id: str, position: str, payload: Any, now: datetime) -> Any:
-    values = {"run_id": run_id, "position": position, "payload": payload, "created_at": now}
+def _insert_once(
+    dialect_name: str, run_id: str, position: str, payload: Any, now: datetime, actor_id: str | None
+) -> Any:
+    values = {"run_id": run_id, "position": position, "payload": payload, "created_at": now, "actor_id": actor_id}
     if dialect_name == "postgresql":
         return postgresql.insert(journal).values(values).on_conflict_do_nothing()
     return sqlite.insert(journal).values(values).on_conflict_do_nothing()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -46,6 +46,12 @@ class KnownPeople:
                     },
                 )
             )
+
+    async def forget(self, actor_id: str) -> bool:
+        """No longer offer `actor_id` (their erasure)."""
+        async with writing(self._engine) as connection:
+            result = await connection.execute(delete(people).where(people.c.id == actor_id))
+        return result.rowcount > 0
 
     async def recent(self, limit: int = 200) -> list[Actor]:
         """The people seen most recently first."""

@@ -15,6 +15,7 @@ from store.persistence.engine import reading, writing
 from store.persistence.memories import (
     delete_record,
     delete_record_at_scope,
+    delete_records_at_scope,
     insert_records,
     record_at,
     record_by_id,
@@ -61,6 +62,16 @@ class SqlMemoryProvider:
         both answer False."""
         async with writing(self._engine) as connection:
             return await delete_record_at_scope(connection, id=id, scope=own_scope(ctx.actor))
+
+    async def forget_all(self, *, ctx: ScopeContext) -> int:
+        """Delete everything held at the actor's own scope, at once; how many records went."""
+        async with writing(self._engine) as connection:
+            return await delete_records_at_scope(connection, scope=own_scope(ctx.actor))
+
+    async def retire_scope(self, scope: str) -> int:
+        """The administrative delete of a whole scope (a person's erasure); how many records went."""
+        async with writing(self._engine) as connection:
+            return await delete_records_at_scope(connection, scope=scope)
 
     async def pin(self, id: str, pinned: bool) -> bool:
         """Mark a record always-on (or not): the console's act, which no agent path reaches."""

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Insert, Table, literal, select, union_all, update
+from sqlalchemy import Insert, Table, delete, literal, or_, select, union_all, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -81,6 +81,17 @@ class ConversationRegistry:
             await connection.execute(
                 update(runs).where(runs.c.run_id.in_(wanted), runs.c.dropped_at.is_(None)).values(dropped_at=now)
             )
+
+    async def erase_actor(self, actor_id: str) -> int:
+        """Forget the conversations of `actor_id` (their erasure): their runs, and their threads with every
+        run in them. Their memories' origins then resolve as unknown threads do. How many rows went."""
+        async with writing(self._engine) as connection:
+            own_threads = select(threads.c.id).where(threads.c.actor == actor_id)
+            gone_runs = await connection.execute(
+                delete(runs).where(or_(runs.c.actor == actor_id, runs.c.thread_id.in_(own_threads)))
+            )
+            gone_threads = await connection.execute(delete(threads).where(threads.c.actor == actor_id))
+        return gone_runs.rowcount + gone_threads.rowcount
 
     async def origins_resolve(self, origins: Iterable[Origin]) -> frozenset[Origin]:
         """Which of `origins` still resolve (see the module's rules), asking the database once."""

@@ -37,8 +37,8 @@ class DashboardSessions:
         self._engine = engine
         self._clock = clock
 
-    async def create(self, data: Any, *, ttl: timedelta) -> DashboardSession:
-        """A new session holding `data`; its id has 256 random bits."""
+    async def create(self, data: Any, *, ttl: timedelta, actor_id: str | None = None) -> DashboardSession:
+        """A new session holding `data` for `actor_id`; its id has 256 random bits."""
         now = self._clock()
         session = DashboardSession(
             id=secrets.token_urlsafe(32), data=data, created_at=now, last_seen_at=now, expires_at=now + ttl
@@ -51,6 +51,7 @@ class DashboardSessions:
                     created_at=session.created_at,
                     last_seen_at=session.last_seen_at,
                     expires_at=session.expires_at,
+                    actor_id=actor_id,
                 )
             )
         return session
@@ -82,6 +83,12 @@ class DashboardSessions:
         async with writing(self._engine) as connection:
             result = await connection.execute(delete(sessions).where(sessions.c.id == id))
         return result.rowcount > 0
+
+    async def delete_for_actor(self, actor_id: str) -> int:
+        """End every session of `actor_id` (their erasure); how many went."""
+        async with writing(self._engine) as connection:
+            result = await connection.execute(delete(sessions).where(sessions.c.actor_id == actor_id))
+        return result.rowcount
 
     async def delete_expired(self) -> int:
         """Sweep every expired session; how many went."""

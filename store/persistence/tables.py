@@ -37,6 +37,7 @@ __all__ = (
     "DashboardSessionRow",
     "KnownPersonRow",
     "MemoryRow",
+    "PrunedRunRow",
     "RunCheckpointRow",
     "TableBase",
     "table_of",
@@ -95,11 +96,23 @@ class RunCheckpointRow(TableBase):
     """A run's journal: the stored answer at each (run, position), written once and then only read."""
 
     __tablename__ = "run_journal"
+    __table_args__ = (Index(None, "actor_id"), Index(None, "created_at"))
 
     run_id: Mapped[str] = mapped_column(primary_key=True)
     position: Mapped[str] = mapped_column(primary_key=True)
     payload: Mapped[Any] = mapped_column(Json)
     created_at: Mapped[datetime]
+    actor_id: Mapped[str | None]
+    """Whom the run is for, so erasing a person finds their journaled digests without reading payloads."""
+
+
+class PrunedRunRow(TableBase):
+    """A run whose checkpoints were pruned after its retention: it can no longer resume, and says so."""
+
+    __tablename__ = "pruned_run"
+
+    run_id: Mapped[str] = mapped_column(primary_key=True)
+    pruned_at: Mapped[datetime]
 
 
 class ConversationThreadRow(TableBase):
@@ -147,13 +160,14 @@ class DashboardSessionRow(TableBase):
     """A signed-in dashboard session. `data` is whatever the web layer keeps in it."""
 
     __tablename__ = "dashboard_session"
-    __table_args__ = (Index(None, "expires_at"),)
+    __table_args__ = (Index(None, "expires_at"), Index(None, "actor_id"))
 
     id: Mapped[str] = mapped_column(primary_key=True)
     data: Mapped[Any] = mapped_column(Json)
     created_at: Mapped[datetime]
     last_seen_at: Mapped[datetime]
     expires_at: Mapped[datetime]
+    actor_id: Mapped[str | None]
 
 
 class KnownPersonRow(TableBase):

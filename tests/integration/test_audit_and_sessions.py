@@ -58,7 +58,7 @@ async def test_the_audit_trail_lists_only_the_scopes_asked_for_newest_first(engi
 
 async def test_the_audit_trail_refuses_an_unknown_action(engine: AsyncEngine) -> None:
     with pytest.raises(ValueError, match="unknown audit action"):
-        await AuditTrail(engine).append(who="lena", action="erase", scope="global", key="k")  # type: ignore[arg-type]
+        await AuditTrail(engine).append(who="lena", action="obliterate", scope="global", key="k")  # type: ignore[arg-type]
 
 
 async def test_a_session_is_created_read_and_ended(engine: AsyncEngine, clock: Clock) -> None:

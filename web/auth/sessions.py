@@ -54,6 +54,7 @@ async def start_session(services: Services, person: Person, previous_session_id:
             "id_token": person.id_token,
         },
         ttl=timedelta(minutes=services.settings.session_idle_minutes),
+        actor_id=actor.id,
     )
     return session.id
 

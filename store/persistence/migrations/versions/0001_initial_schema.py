@@ -80,7 +80,16 @@ def upgrade() -> None:
         sa.Column("position", sa.Text(), nullable=False),
         sa.Column("payload", JSON, nullable=False),
         sa.Column("created_at", UtcDateTime(), nullable=False),
+        sa.Column("actor_id", sa.Text(), nullable=True),
         sa.PrimaryKeyConstraint("run_id", "position", name="pk_run_journal"),
+    )
+    op.create_index("ix_run_journal_actor_id", "run_journal", ["actor_id"])
+    op.create_index("ix_run_journal_created_at", "run_journal", ["created_at"])
+    op.create_table(
+        "pruned_run",
+        sa.Column("run_id", sa.Text(), nullable=False),
+        sa.Column("pruned_at", UtcDateTime(), nullable=False),
+        sa.PrimaryKeyConstraint("run_id", name="pk_pruned_run"),
     )
     op.create_table(
         "conversation_thread",
@@ -122,9 +131,11 @@ def upgrade() -> None:
         sa.Column("created_at", UtcDateTime(), nullable=False),
         sa.Column("last_seen_at", UtcDateTime(), nullable=False),
         sa.Column("expires_at", UtcDateTime(), nullable=False),
+        sa.Column("actor_id", sa.Text(), nullable=True),
         sa.PrimaryKeyConstraint("id", name="pk_dashboard_session"),
     )
     op.create_index("ix_dashboard_session_expires_at", "dashboard_session", ["expires_at"])
+    op.create_index("ix_dashboard_session_actor_id", "dashboard_session", ["actor_id"])
     op.create_table(
         "known_person",
         sa.Column("id", sa.Text(), nullable=False),
@@ -150,5 +161,6 @@ def downgrade() -> None:
     op.drop_table("audit_entry")
     op.drop_table("conversation_run")
     op.drop_table("conversation_thread")
+    op.drop_table("pruned_run")
     op.drop_table("run_journal")
     op.drop_table("agent_memory")

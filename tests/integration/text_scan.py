@@ -1,0 +1,40 @@
+"""Look for a piece of text in every table and index of a database, as forgetting must be checked."""
+
+from __future__ import annotations
+
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+__all__ = ("places_holding",)
+
+
+async def places_holding(engine: AsyncEngine, needle: str) -> list[str]:
+    """Every table (SQLite: full-text shadow tables included, their blobs read as bytes) whose rows
+    contain `needle`, as `table` or `table:column`."""
+    found: list[str] = []
+    async with engine.connect() as connection:
+        if connection.dialect.name == "sqlite":
+            names = [
+                row[0]
+                for row in (await connection.execute(text("SELECT name FROM sqlite_master WHERE type = 'table'"))).all()
+            ]
+        else:
+            names = [
+                row[0]
+                for row in (
+                    await connection.execute(
+                        text("SELECT tablename FROM pg_tables WHERE schemaname = current_schema()")
+                    )
+                ).all()
+            ]
+        for name in names:
+            if name == "memory_fts":  # the virtual table itself: its storage is the shadow tables below
+                continue
+            rows = (await connection.execute(text(f'SELECT * FROM "{name}"'))).all()  # noqa: S608 - catalog names
+            for row in rows:
+                for value in row:
+                    if (isinstance(value, bytes) and needle.encode() in value) or (
+                        value is not None and not isinstance(value, bytes) and needle in str(value)
+                    ):
+                        found.append(name)
+    return sorted(set(found))
