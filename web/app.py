@@ -25,6 +25,7 @@ from web.agent_api import agent_router, bearer_scheme
 from web.auth.oidc import OidcClient, TransactionSealer
 from web.auth.routes import callback, login, logout, signed_out
 from web.errors import LoginRequiredError, login_required_handler
+from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
 from web.pages.memories import forget_on_page, memories, undo_forget
 from web.readback import delete_memory, list_memories
 from web.security import SecurityHeadersMiddleware, csrf_failure, security_headers
@@ -101,6 +102,11 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             memories,
             forget_on_page,
             undo_forget,
+            export_json,
+            export_csv,
+            confirm_forget_all,
+            forget_all,
+            forget_all_done,
             agent_router,
             metrics,
             create_static_files_router(path="/static", directories=[PROJECT_ROOT / "static"], name="static"),

@@ -1,0 +1,103 @@
+"""Downloading everything on file about me, and forgetting all of mine."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import UTC, datetime
+
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from store import Actor, MemoryOrigin, MemoryRecord
+from tests.web.conftest import LoginAs
+from web.services import Services
+
+ADA = Actor(id="ada", tenant_ref="berlin")
+T = datetime(2026, 9, 1, tzinfo=UTC)
+
+
+async def seed(services: Services) -> None:
+    human = MemoryOrigin("human", actor_ref="lena")
+    await services.provider.add(
+        [
+            MemoryRecord("m1", "units", "miles", "actor:ada", MemoryOrigin("agent", "thr_1", "run_1", "ada"), T),
+            MemoryRecord("m2", "units", "kilometres", "tenant:berlin", human, T),
+            MemoryRecord("m3", "formula", '=HYPERLINK("http://x")', "actor:ada", MemoryOrigin("human"), T),
+            MemoryRecord("m4", "tone", "formal", "global", human, T, pinned=True),
+            MemoryRecord("m5", "other", "bob's", "actor:bob", MemoryOrigin("agent"), T),
+        ]
+    )
+
+
+async def test_the_json_export_is_exactly_the_read_back(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services)
+    await login_as(ADA)
+
+    exported = await client.get("/memories/export.json")
+    read_back = await client.get("/agent/memories")
+
+    assert exported.status_code == 200
+    assert exported.headers["content-disposition"].startswith('attachment; filename="onfile-ada-')
+    assert json.loads(exported.content) == read_back.json()
+    assert {e["id"] for e in read_back.json()} == {"m1", "m3", "m4"}
+
+
+async def test_the_csv_export_has_every_entry_its_overrides_and_no_formulas(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services)
+    await login_as(ADA)
+
+    response = await client.get("/memories/export.csv")
+    rows = list(csv.DictReader(io.StringIO(response.text)))
+    on_page = (await client.get("/agent/memories")).json()
+
+    assert response.headers["content-type"].startswith("text/csv")
+    assert [r["id"] for r in rows] == [e["id"] for e in on_page]
+    units = next(r for r in rows if r["key"] == "units")
+    assert json.loads(units["overrides"]) == [{"scope": "tenant:berlin", "text": "kilometres", "author": "human"}]
+    assert units["origin_thread_id"] == "thr_1"
+    assert next(r for r in rows if r["key"] == "formula")["fact"].startswith("'=")
+
+
+async def test_forget_all_confirms_what_goes_and_what_stays_then_removes_only_mine(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services)
+    token = await login_as(ADA)
+
+    confirm = await client.get("/memories/forget-all")
+    done = await client.post("/memories/forget-all", data={"csrf_token": token})
+    left = (await client.get("/agent/memories")).json()
+
+    assert 'data-count="own"' in confirm.text
+    assert "2 memories</strong>" in confirm.text
+    assert "The 2 facts your organisation or everyone holds stay" in confirm.text
+    assert "at most 48 hours" in confirm.text
+    assert done.status_code == 200  # followed to the done page
+    assert "2 memories of yours were deleted" in done.text
+    assert sorted(e["id"] for e in left) == ["m2", "m4"]
+    assert len(await services.provider.list(scopes=["actor:bob"], ctx=None)) == 1  # type: ignore[arg-type]
+
+
+async def test_forget_all_without_the_csrf_token_changes_nothing(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services)
+    await login_as(ADA)
+
+    response = await client.post("/memories/forget-all", data={"csrf_token": "forged"})
+
+    assert response.status_code == 403
+    assert len((await client.get("/agent/memories")).json()) == 3
+
+
+async def test_the_exports_and_forget_all_need_a_login(client: AsyncTestClient[Litestar]) -> None:
+    for path in ("/memories/export.json", "/memories/export.csv", "/memories/forget-all"):
+        response = await client.get(path, follow_redirects=False)
+        assert response.status_code == 303
+        assert response.headers["location"].startswith("/login")
