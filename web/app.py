@@ -25,11 +25,11 @@ from web.agent_api import agent_router, bearer_scheme
 from web.auth.oidc import OidcClient, TransactionSealer
 from web.auth.routes import callback, login, logout, signed_out
 from web.errors import LoginRequiredError, login_required_handler
-from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
+from web.housekeeping import pruning_every
 from web.pages.memories import forget_on_page, memories, undo_forget
+from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
 from web.readback import delete_memory, list_memories
 from web.security import SecurityHeadersMiddleware, csrf_failure, security_headers
-from web.housekeeping import pruning_every
 from web.services import Services, open_services
 from web.settings import Settings
 from web.viewer import provide_viewer
