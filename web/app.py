@@ -21,6 +21,9 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
+from web.admin.actions import confirm_delete, delete_fact, edit_fact, edit_form, pin_fact
+from web.admin.api import admin_api_router, csrf_scheme, session_scheme
+from web.admin.pages import fact_row, publish_fact, shared_facts
 from web.agent_api import agent_router, bearer_scheme
 from web.auth.oidc import OidcClient, TransactionSealer
 from web.auth.routes import callback, login, logout, signed_out
@@ -107,6 +110,15 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             confirm_forget_all,
             forget_all,
             forget_all_done,
+            shared_facts,
+            publish_fact,
+            fact_row,
+            edit_form,
+            edit_fact,
+            confirm_delete,
+            delete_fact,
+            pin_fact,
+            admin_api_router,
             agent_router,
             metrics,
             create_static_files_router(path="/static", directories=[PROJECT_ROOT / "static"], name="static"),
@@ -132,7 +144,13 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             description="What an AI assistant has on file about people, and the people's own view of it.",
             path="/schema",
             render_plugins=[JsonRenderPlugin()],
-            components=Components(security_schemes={"agentToken": bearer_scheme}),
+            components=Components(
+                security_schemes={
+                    "agentToken": bearer_scheme,
+                    "dashboardSession": session_scheme,
+                    "csrfToken": csrf_scheme,
+                }
+            ),
         ),
         # Tracebacks for real failures; a login that is needed, a 404 or a refusal is not one.
         logging_config=LoggingConfig(

@@ -1,0 +1,137 @@
+"""Acting on one shared fact from the page: edit its text, delete it (after a confirmation), pin it.
+
+Each step works as a plain form first. `GET …/edit` and `GET …/delete` are pages of their own (the
+confirmation a delete needs without JavaScript); for htmx the same URLs answer the fragment that
+takes the row's place. The POSTs answer as `web.admin.pages.outcome_response` describes.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from litestar import get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath
+from litestar.plugins.htmx import HTMXRequest
+from litestar.response import Redirect, Template
+
+from web.admin.area import NO_STORE, elevation_of, forbidden
+from web.admin.pages import Form, not_administered, now, outcome_response, query_from, shared_facts_page
+from web.admin.views import EditFormView, find_fact
+from web.auth.sessions import Viewer
+from web.services import Services
+
+__all__ = ("confirm_delete", "delete_fact", "edit_fact", "edit_form", "pin_fact")
+
+
+@get("/admin/facts/{memory_id:str}/edit", name="admin_edit_form", include_in_schema=False)
+async def edit_form(
+    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], memory_id: FromPath[str]
+) -> Template:
+    return await _step(request, services, viewer, memory_id, "edit", back=_back(request), text=None, error="")
+
+
+@post("/admin/facts/{memory_id:str}/edit", name="admin_edit", status_code=200, include_in_schema=False)
+async def edit_fact(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: FromPath[str],
+    data: Form,
+) -> Template | Redirect:
+    elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return forbidden(viewer, elevation, "facts")
+    outcome = await services.admin.edit(viewer.actor, memory_id, text=data.text)
+    if outcome.status == "invalid":
+        return await _step(
+            request, services, viewer, memory_id, "edit", back=data.back, text=data.text, error=outcome.reason
+        )
+    return await outcome_response(
+        request, services, viewer, elevation, query_from(request, data.back), outcome, "Saved"
+    )
+
+
+@get("/admin/facts/{memory_id:str}/delete", name="admin_confirm_delete", include_in_schema=False)
+async def confirm_delete(
+    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], memory_id: FromPath[str]
+) -> Template:
+    return await _step(request, services, viewer, memory_id, "delete", back=_back(request), text=None, error="")
+
+
+@post("/admin/facts/{memory_id:str}/delete", name="admin_delete", status_code=200, include_in_schema=False)
+async def delete_fact(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: FromPath[str],
+    data: Form,
+) -> Template | Redirect:
+    elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return forbidden(viewer, elevation, "facts")
+    outcome = await services.admin.retire(viewer.actor, memory_id)
+    return await outcome_response(
+        request, services, viewer, elevation, query_from(request, data.back), outcome, "Deleted"
+    )
+
+
+@post("/admin/facts/{memory_id:str}/pin", name="admin_pin", status_code=200, include_in_schema=False)
+async def pin_fact(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: FromPath[str],
+    data: Form,
+) -> Template | Redirect:
+    """`pinned=true` makes the fact always on, anything else takes that away."""
+    elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return forbidden(viewer, elevation, "facts")
+    pinned = data.pinned == "true"
+    outcome = await services.admin.pin(viewer.actor, memory_id, pinned=pinned)
+    done = "Now always on" if pinned else "No longer always on"
+    return await outcome_response(request, services, viewer, elevation, query_from(request, data.back), outcome, done)
+
+
+async def _step(
+    request: HTMXRequest,
+    services: Services,
+    viewer: Viewer,
+    memory_id: str,
+    step: Literal["edit", "delete"],
+    *,
+    back: str,
+    text: str | None,
+    error: str,
+) -> Template:
+    """The edit form or the delete confirmation for one fact: a page, or for htmx the row's replacement.
+    An invalid edit comes back here with what was typed and why it was refused (400 as a page)."""
+    elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return forbidden(viewer, elevation, "facts")
+    query = query_from(request, back)
+    records = await services.admin.shared_memories(viewer.actor)
+    view = await shared_facts_page(services, viewer, elevation, query, records=records)
+    fact = find_fact(records, memory_id, viewer.actor, max_memories=services.settings.max_memories, now=now())
+    if fact is None:
+        return not_administered(request, view, query)
+    form = EditFormView(
+        fact=fact,
+        text=fact.text if text is None else text,
+        error=error,
+        max_fact_chars=services.settings.max_fact_chars,
+        back=query.href(),
+        csrf_token=viewer.csrf_token,
+    )
+    fragment = "admin/_fact_edit.html" if step == "edit" else "admin/_confirm_delete.html"
+    context = {"form": form, "fact": fact, "page": view, "area": view.area}
+    if request.htmx:  # the row's replacement; an invalid edit answers 200 so htmx swaps it back in place
+        return Template(fragment, context=context, headers=NO_STORE)
+    page = "admin/edit.html" if step == "edit" else "admin/confirm_delete.html"
+    return Template(page, context=context, status_code=400 if error else 200, headers=NO_STORE)
+
+
+def _back(request: HTMXRequest) -> str:
+    """Where a link to a step came from: its `back` parameter (the list's filter and page)."""
+    return request.query_params.get("back") or "/admin"

@@ -1,0 +1,253 @@
+"""The elevated area's JSON endpoints, for automation: the same acts as the pages, the same checks.
+
+Authenticated by the dashboard session, with the `X-CSRF-Token` header on every call (like the
+read-back API). Answers: the record (201 when published); 403 with `{"error": reason}` when refused —
+the verdict's reason, or that the caller administers nothing; 404 with one body for an id that is
+unknown or held at a scope the caller does not administer; 400 for invalid input (empty, too long,
+not one line), with a message saying which.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Request, Response, Router, delete, post, put
+from litestar.datastructures import State
+from litestar.di import NamedDependency
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example, SecurityScheme
+from litestar.params import Body, PathParameter
+
+from store.admin import NOT_ADMINISTERED, AdminOutcome
+from store.domain.administration import PinBudget
+from store.domain.codec import record_to_json
+from web.admin.area import elevation_of
+from web.agent_api import ProblemOut, RecordOut
+from web.auth.sessions import Viewer
+from web.errors import LoginRequiredError
+from web.services import Services
+
+__all__ = (
+    "SESSION_SECURITY",
+    "BudgetOut",
+    "SharedMemoryOut",
+    "admin_api_router",
+    "api_login_required",
+    "csrf_scheme",
+    "session_scheme",
+)
+
+session_scheme = SecurityScheme(
+    type="apiKey", name="onfile_session", security_scheme_in="cookie", description="The dashboard session, from login."
+)
+csrf_scheme = SecurityScheme(
+    type="apiKey",
+    name="X-CSRF-Token",
+    security_scheme_in="header",
+    description="The session's CSRF token (the dashboard's pages carry it); needed on every unsafe call.",
+)
+SESSION_SECURITY: list[dict[str, list[str]]] = [{"dashboardSession": [], "csrfToken": []}]
+
+MemoryId = Annotated[str, PathParameter(min_length=1, max_length=200, examples=[Example(value="mem_01HZX3")])]
+_EXAMPLE_RECORD = {
+    "id": "mem_01HZX3",
+    "key": "manifest-required",
+    "text": "never dispatch a pallet without a printed manifest",
+    "scope": "tenant:berlin",
+    "pinned": True,
+    "origin": {"author": "human", "threadId": None, "runId": None, "actorRef": "lena", "promotedFrom": None},
+    "updatedAt": "2026-12-01T09:00:00+00:00",
+}
+_EXAMPLE_BUDGET = {"scope": "tenant:berlin", "pinnedKeys": 3, "maxMemories": 20, "over": False}
+
+
+class SharedMemoryIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    scope: Annotated[str, msgspec.Meta(max_length=1_000)]
+    key: Annotated[str, msgspec.Meta(max_length=10_000)]
+    text: Annotated[str, msgspec.Meta(max_length=100_000)]
+    pinned: bool = False
+
+
+class TextIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    text: Annotated[str, msgspec.Meta(max_length=100_000)]
+
+
+class PinIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    pinned: bool
+
+
+class BudgetOut(msgspec.Struct, rename="camel", omit_defaults=True):
+    """Keys always on at the scope against what one prompt carries; `warning` when some would stop
+    reaching prompts."""
+
+    scope: str
+    pinned_keys: int
+    max_memories: int
+    over: bool
+    warning: str | None = None
+
+
+class SharedMemoryOut(msgspec.Struct, rename="camel", omit_defaults=True):
+    record: RecordOut
+    budget: BudgetOut | None = None
+
+
+class DeletedOut(msgspec.Struct, rename="camel"):
+    deleted: bool
+    record: RecordOut
+
+
+def api_login_required(_: Request[Any, Any, State], __: LoginRequiredError) -> Response[ProblemOut]:
+    return Response(ProblemOut("Log in to the dashboard first."), status_code=401)
+
+
+def _budget_out(budget: PinBudget | None) -> BudgetOut | None:
+    if budget is None:
+        return None
+    return BudgetOut(budget.scope, budget.pinned_keys, budget.max_memories, budget.over, budget.warning)
+
+
+def _answer(outcome: AdminOutcome, status: int = 200) -> Response[Any]:
+    if outcome.ok and outcome.record is not None:
+        record = msgspec.convert(record_to_json(outcome.record), RecordOut)
+        return Response(SharedMemoryOut(record=record, budget=_budget_out(outcome.budget)), status_code=status)
+    code = {"refused": 403, "invalid": 400}.get(outcome.status, 404)
+    return Response(ProblemOut(outcome.reason or NOT_ADMINISTERED), status_code=code)
+
+
+async def _not_elevated(services: Services, viewer: Viewer) -> Response[Any] | None:
+    if (await elevation_of(services, viewer.actor)).administers:
+        return None
+    reason = (
+        f"{viewer.actor.id} administers no scope: changing shared facts needs someone who administers "
+        "the scope they are held at."
+    )
+    return Response(ProblemOut(reason), status_code=403)
+
+
+_REFUSED = ResponseSpec(
+    ProblemOut,
+    description="Refused, with the verdict's reason",
+    examples=[Example(value={"error": "Writing at tenant:berlin needs someone who administers it; ada does not."})],
+)
+_NOT_FOUND = ResponseSpec(
+    ProblemOut,
+    description="Unknown, or not at a scope you administer",
+    examples=[Example(value={"error": NOT_ADMINISTERED})],
+)
+_INVALID = ResponseSpec(
+    ProblemOut,
+    description="Invalid input",
+    examples=[Example(value={"error": "The fact contains a line break. It must be a single line of plain text."})],
+)
+
+
+@post(
+    "/",
+    summary="Publish a shared fact",
+    description=(
+        "Writes `key` at `scope` as the logged-in person (a new key, or a new text for an existing one), "
+        "optionally always on. The scope must be one they administer. 201 with the record and, when pinned, "
+        "the scope's pin budget (its `warning` says when always-on facts would stop reaching prompts)."
+    ),
+    status_code=201,
+    responses={400: _INVALID, 403: _REFUSED},
+)
+async def create_shared(
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    data: Annotated[
+        SharedMemoryIn,
+        Body(
+            examples=[
+                Example(
+                    summary="An always-on policy for one organisation",
+                    value={
+                        "scope": "tenant:berlin",
+                        "key": "manifest-required",
+                        "text": "never dispatch a pallet without a printed manifest",
+                        "pinned": True,
+                    },
+                )
+            ]
+        ),
+    ],
+) -> Response[SharedMemoryOut | ProblemOut]:
+    outcome = await services.admin.publish(
+        viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=data.pinned
+    )
+    return _answer(outcome, 201)
+
+
+@put(
+    "/{memory_id:str}",
+    summary="Edit a shared fact",
+    description="A new text for the fact; its id, key, scope and pin stay.",
+    responses={400: _INVALID, 403: _REFUSED, 404: _NOT_FOUND},
+)
+async def edit_shared(
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: MemoryId,
+    data: Annotated[TextIn, Body(examples=[Example(value={"text": "answer formally, in full sentences"})])],
+) -> Response[SharedMemoryOut | ProblemOut]:
+    if refused := await _not_elevated(services, viewer):
+        return refused
+    return _answer(await services.admin.edit(viewer.actor, memory_id, text=data.text))
+
+
+@delete(
+    "/{memory_id:str}",
+    summary="Delete a shared fact",
+    description="The administrative delete the personal page refuses. Answers the record as it was.",
+    status_code=200,
+    responses={403: _REFUSED, 404: _NOT_FOUND},
+)
+async def delete_shared(
+    services: NamedDependency[Services], viewer: NamedDependency[Viewer], memory_id: MemoryId
+) -> Response[DeletedOut | ProblemOut]:
+    if refused := await _not_elevated(services, viewer):
+        return refused
+    outcome = await services.admin.retire(viewer.actor, memory_id)
+    if not outcome.ok or outcome.record is None:
+        return _answer(outcome)
+    return Response(DeletedOut(deleted=True, record=msgspec.convert(record_to_json(outcome.record), RecordOut)))
+
+
+@post(
+    "/{memory_id:str}/pin",
+    summary="Make a shared fact always on, or not",
+    description=(
+        "Answers the record and the scope's pin budget after the change; its `warning` says when the scope's "
+        "always-on keys exceed what one prompt carries, so some would stop reaching prompts."
+    ),
+    status_code=200,
+    responses={
+        200: ResponseSpec(
+            SharedMemoryOut,
+            description="Pinned or unpinned",
+            examples=[Example(value={"record": _EXAMPLE_RECORD, "budget": _EXAMPLE_BUDGET})],
+        ),
+        403: _REFUSED,
+        404: _NOT_FOUND,
+    },
+)
+async def pin_shared(
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: MemoryId,
+    data: Annotated[PinIn, Body(examples=[Example(value={"pinned": True})])],
+) -> Response[SharedMemoryOut | ProblemOut]:
+    if refused := await _not_elevated(services, viewer):
+        return refused
+    return _answer(await services.admin.pin(viewer.actor, memory_id, pinned=data.pinned))
+
+
+admin_api_router = Router(
+    path="/admin/memories",
+    route_handlers=[create_shared, edit_shared, delete_shared, pin_shared],
+    tags=["administration"],
+    security=SESSION_SECURITY,
+    exception_handlers={LoginRequiredError: api_login_required},
+)

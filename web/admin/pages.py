@@ -1,0 +1,242 @@
+"""Shared facts (`/admin`): the list, publishing a fact, and one fact's row.
+
+Every handler works as a plain form or link first; with htmx the same URL answers a fragment:
+
+- `GET /admin` renders the page; an htmx request targeting `#shared` (the filter) gets the results.
+- `POST /admin/facts` publishes, then redirects back with a notice (303); for htmx it answers the
+  results and the notice, and a fresh form. Invalid input keeps what was typed and says what is wrong
+  (400 as a page; for htmx the form again, in place); a refusal is 403 with the verdict's reason.
+- `GET /admin/facts/{id}` answers one row (htmx: "cancel" on an edit or a delete); a browser is sent to
+  the row on the list.
+
+Nobody without an administered scope gets anything here but the 403 page saying why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Annotated
+
+from litestar import get, post
+from litestar.di import NamedDependency
+from litestar.enums import RequestEncodingType
+from litestar.params import Body, FromPath, QueryParameter
+from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
+from litestar.response import Redirect, Template
+
+from store import MemoryRecord
+from store.admin import NOT_ADMINISTERED, AdminOutcome
+from web.admin.area import (
+    NO_STORE,
+    NOTICE_COOKIE,
+    Elevation,
+    NoticeView,
+    ProblemView,
+    area_view,
+    back_params,
+    clear_notice_cookie,
+    elevation_of,
+    forbidden,
+    notice_cookie,
+    problem,
+    read_notice,
+)
+from web.admin.views import AdminQuery, CreateFormView, FactsPage, blank_create_form, facts_page, find_fact
+from web.admin.words import scope_label
+from web.auth.sessions import Viewer
+from web.services import Services
+
+__all__ = (
+    "FactForm",
+    "Form",
+    "fact_row",
+    "not_administered",
+    "now",
+    "outcome_response",
+    "publish_fact",
+    "query_from",
+    "shared_facts",
+    "shared_facts_page",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FactForm:
+    """Every field the area's forms post; each form uses some of them."""
+
+    key: str = ""
+    text: str = ""
+    scope: str = ""
+    pinned: str = ""
+    back: str = "/admin"
+    csrf_token: str = ""
+
+
+Form = Annotated[FactForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
+
+
+@get("/admin", name="admin_facts", include_in_schema=False)
+async def shared_facts(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    q: Annotated[str | None, QueryParameter(name="q", description="Text to find in keys and facts.")] = None,
+    in_scope: Annotated[str | None, QueryParameter(name="scope", description="Only this scope.")] = None,
+    page: Annotated[str | None, QueryParameter(name="page", description="The scope's page, from 1.")] = None,
+) -> Template:
+    elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return forbidden(viewer, elevation, "facts")
+    query = AdminQuery.parse(text=q, scope=in_scope, page=page)
+    htmx = bool(request.htmx) and not request.htmx.history_restore_request
+    notice = None if htmx else read_notice(services, viewer, request.cookies.get(NOTICE_COOKIE), now())
+    view = await shared_facts_page(services, viewer, elevation, query, notice=notice)
+    if htmx and request.htmx.target == "shared":
+        return Template("admin/_results.html", context={"page": view}, headers=NO_STORE)
+    cookies = [clear_notice_cookie()] if NOTICE_COOKIE in request.cookies else []
+    return Template("admin/index.html", context={"page": view, "area": view.area}, headers=NO_STORE, cookies=cookies)
+
+
+@post("/admin/facts", name="admin_publish", status_code=200, include_in_schema=False)
+async def publish_fact(
+    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], data: Form
+) -> Template | Redirect:
+    elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return forbidden(viewer, elevation, "facts")
+    query = query_from(request, data.back)
+    outcome = await services.admin.publish(
+        viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=bool(data.pinned)
+    )
+    if outcome.status != "invalid":
+        return await outcome_response(request, services, viewer, elevation, query, outcome, "Published")
+    form = blank_create_form(
+        elevation.scopes,
+        viewer.actor,
+        max_fact_chars=services.settings.max_fact_chars,
+        back=query.href(),
+        csrf_token=viewer.csrf_token,
+        key=data.key,
+        text=data.text,
+        scope=data.scope,
+        pinned=bool(data.pinned),
+        error=outcome.reason,
+    )
+    if request.htmx:
+        return HTMXTemplate(
+            template_name="admin/_create.html",
+            context={"form": form},
+            re_target="#create",
+            re_swap="outerHTML",
+            headers=NO_STORE,
+        )
+    view = await shared_facts_page(services, viewer, elevation, query, create=form)
+    return Template("admin/index.html", context={"page": view, "area": view.area}, status_code=400, headers=NO_STORE)
+
+
+@get("/admin/facts/{memory_id:str}", name="admin_fact", include_in_schema=False)
+async def fact_row(
+    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], memory_id: FromPath[str]
+) -> Template | Redirect:
+    elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return forbidden(viewer, elevation, "facts")
+    query = query_from(request, "/admin")
+    records = await services.admin.shared_memories(viewer.actor)
+    view = await shared_facts_page(services, viewer, elevation, query, records=records)
+    fact = find_fact(records, memory_id, viewer.actor, max_memories=services.settings.max_memories, now=now())
+    if fact is None:
+        return not_administered(request, view, query)
+    if not request.htmx:
+        return Redirect(f"{query.href()}#{fact.anchor}", status_code=303)
+    return Template("admin/_fact.html", context={"page": view, "fact": fact}, headers=NO_STORE)
+
+
+async def shared_facts_page(
+    services: Services,
+    viewer: Viewer,
+    elevation: Elevation,
+    query: AdminQuery,
+    *,
+    notice: NoticeView | None = None,
+    create: CreateFormView | None = None,
+    records: Sequence[MemoryRecord] | None = None,
+) -> FactsPage:
+    """Everything at the scopes the person administers (no cap), as the page shows it for `query`."""
+    if records is None:
+        records = await services.admin.shared_memories(viewer.actor)
+    settings = services.settings
+    return facts_page(
+        records,
+        elevation.scopes,
+        viewer.actor,
+        query,
+        area=area_view(viewer, elevation, "facts"),
+        max_memories=settings.max_memories,
+        max_fact_chars=settings.max_fact_chars,
+        now=now(),
+        create=create,
+        notice=notice,
+    )
+
+
+async def outcome_response(
+    request: HTMXRequest,
+    services: Services,
+    viewer: Viewer,
+    elevation: Elevation,
+    query: AdminQuery,
+    outcome: AdminOutcome,
+    done: str,
+) -> Template | Redirect:
+    """What a plain form or htmx is answered after an act: back to the list with a notice when it was
+    done (a warning when always-on facts would stop reaching prompts); the verdict's reason when it
+    was refused (403); one answer for anything not administered (404)."""
+    if not outcome.ok or outcome.record is None:
+        view = await shared_facts_page(services, viewer, elevation, query)
+        if outcome.status == "refused":
+            return problem(
+                request,
+                view.area,
+                ProblemView(403, "That was refused", outcome.reason, query.href(), "Back to shared facts"),
+            )
+        return not_administered(request, view, query, outcome.reason)
+    record = outcome.record
+    audience = scope_label(record.scope, viewer.actor).audience
+    warning = outcome.budget.warning if outcome.budget else None
+    notice = NoticeView(
+        kind="warning" if warning else "done",
+        message=f"{done}: “{record.key}”, for {audience}.",
+        detail=warning or "",
+    )
+    if not request.htmx:
+        anchor = "" if done == "Deleted" else f"#fact-{record.id}"
+        return Redirect(
+            query.href() + anchor, status_code=303, cookies=[notice_cookie(services, viewer, notice, now())]
+        )
+    view = await shared_facts_page(services, viewer, elevation, query, notice=notice)
+    return HTMXTemplate(
+        template_name="admin/_changed.html",
+        context={"page": view, "area": view.area, "fresh_form": done == "Published"},
+        re_target="#shared",
+        re_swap="outerHTML",
+        headers=NO_STORE,
+    )
+
+
+def not_administered(request: HTMXRequest, view: FactsPage, query: AdminQuery, reason: str = "") -> Template:
+    message = reason or NOT_ADMINISTERED
+    heading = "That shared fact isn't here"
+    detail = "It may have been deleted meanwhile, or it is held at a scope you do not administer."
+    return problem(request, view.area, ProblemView(404, heading, message, query.href(), "Back to shared facts", detail))
+
+
+def query_from(request: HTMXRequest, back: str) -> AdminQuery:
+    params = back_params(request, back, "/admin")
+    return AdminQuery.parse(text=params.get("q"), scope=params.get("scope"), page=params.get("page"))
+
+
+def now() -> datetime:
+    return datetime.now(UTC)

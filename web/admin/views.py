@@ -1,0 +1,371 @@
+"""The view-models of "Shared facts" (`/admin`): every template of the page renders from these.
+
+Nothing here decides who may do what; `store.admin` does. Which records are shown is a filter over
+what it returned (every memory at the scopes the person administers), grouped by scope in the
+resolver's order, always-on facts first and then by key, `PAGE_SIZE` at a time per scope.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from urllib.parse import quote, urlencode
+
+from store import MAX_KEY_CHARS, Actor, MemoryRecord
+from store.domain.administration import PinBudget, pin_budget
+from web.admin.area import AreaView, NoticeView
+from web.admin.words import ScopeLabel, scope_label, scope_slug
+from web.views.memories import OptionView, TimeView
+from web.views.words import count_words, exact_time, relative_time
+
+__all__ = (
+    "PAGE_SIZE",
+    "AdminQuery",
+    "BudgetView",
+    "CreateFormView",
+    "EditFormView",
+    "FactView",
+    "FactsPage",
+    "FiltersView",
+    "PagerView",
+    "ScopeGroupView",
+    "blank_create_form",
+    "budget_view",
+    "fact_view",
+    "facts_page",
+    "find_fact",
+)
+
+PAGE_SIZE = 50
+MAX_QUERY_CHARS = 200
+
+
+@dataclass(frozen=True, slots=True)
+class AdminQuery:
+    """What the page was asked for. A scope the person does not administer reads as no scope filter."""
+
+    text: str = ""
+    scope: str = ""
+    page: int = 1
+
+    @classmethod
+    def parse(cls, *, text: str | None = None, scope: str | None = None, page: str | None = None) -> AdminQuery:
+        number = int(page) if page and page.isdigit() else 1
+        return cls(
+            text=" ".join((text or "").split())[:MAX_QUERY_CHARS],
+            scope=(scope or "").strip(),
+            page=max(1, min(number, 1_000_000)),
+        )
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.text or self.scope)
+
+    def href(self, **changes: object) -> str:
+        query = replace(self, **changes)  # type: ignore[arg-type]
+        pairs = [("q", query.text), ("scope", query.scope), ("page", str(query.page) if query.page > 1 else "")]
+        encoded = urlencode([(name, value) for name, value in pairs if value])
+        return f"/admin?{encoded}" if encoded else "/admin"
+
+
+@dataclass(frozen=True, slots=True)
+class FactView:
+    id: str
+    key: str
+    text: str
+    scope: str
+    scope_name: str
+    audience: str
+    pinned: bool
+    written_by: str
+    updated: TimeView
+    pin_warning: str
+    """Said beside "Always on" when pinning this would push the scope's always-on keys past the ceiling."""
+
+    @property
+    def href(self) -> str:
+        return f"/admin/facts/{quote(self.id, safe='')}"
+
+    @property
+    def anchor(self) -> str:
+        return f"fact-{self.id}"
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetView:
+    """How many keys are always on at a scope against what one prompt carries."""
+
+    pinned: int
+    ceiling: int
+    words: str
+    over: bool
+    warning: str
+
+
+@dataclass(frozen=True, slots=True)
+class PagerView:
+    page: int
+    pages: int
+    first: int
+    last: int
+    of: int
+    previous_href: str | None
+    next_href: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeGroupView:
+    scope: str
+    slug: str
+    name: str
+    budget: BudgetView
+    held: int
+    matching: int
+    count_words: str
+    facts: tuple[FactView, ...]
+    pager: PagerView | None
+    more_href: str | None
+    """When the page shows every scope: the link to this scope's next facts."""
+    more_count: int
+    empty: str
+
+
+@dataclass(frozen=True, slots=True)
+class FiltersView:
+    text: str
+    scopes: tuple[OptionView, ...]
+    active: bool
+    clear_href: str
+
+
+@dataclass(frozen=True, slots=True)
+class CreateFormView:
+    """The publish form: what was typed (kept when it is refused) and why it was refused."""
+
+    key: str
+    text: str
+    pinned: bool
+    scopes: tuple[OptionView, ...]
+    error: str
+    max_key_chars: int
+    max_fact_chars: int
+    back: str
+    csrf_token: str
+
+
+@dataclass(frozen=True, slots=True)
+class EditFormView:
+    fact: FactView
+    text: str
+    error: str
+    max_fact_chars: int
+    back: str
+    csrf_token: str
+
+
+@dataclass(frozen=True, slots=True)
+class FactsPage:
+    area: AreaView
+    total: int
+    total_words: str
+    matching: int
+    filters: FiltersView
+    groups: tuple[ScopeGroupView, ...]
+    create: CreateFormView
+    back: str
+    """This view's own address, for the forms that come back to it."""
+    notice: NoticeView | None = None
+
+    @property
+    def csrf_token(self) -> str:
+        return self.area.csrf_token
+
+    def fact(self, memory_id: str) -> FactView | None:
+        return next((f for g in self.groups for f in g.facts if f.id == memory_id), None)
+
+
+def fact_view(record: MemoryRecord, label: ScopeLabel, now: datetime, pin_warning: str = "") -> FactView:
+    origin = record.origin
+    who = origin.actor_ref or "someone"
+    if origin.author == "agent":
+        written_by = "Concluded by the assistant"
+    elif origin.promoted_from:
+        written_by = f"Promoted by {who} from their own notes"
+    else:
+        written_by = f"Written by {who}"
+    return FactView(
+        id=record.id,
+        key=record.key,
+        text=record.text,
+        scope=record.scope,
+        scope_name=label.name,
+        audience=label.audience,
+        pinned=record.pinned,
+        written_by=written_by,
+        updated=TimeView(
+            iso=record.updated_at.isoformat().replace("+00:00", "Z"),
+            relative=relative_time(record.updated_at, now),
+            exact=exact_time(record.updated_at),
+        ),
+        pin_warning=pin_warning,
+    )
+
+
+def budget_view(budget: PinBudget) -> BudgetView:
+    return BudgetView(
+        pinned=budget.pinned_keys,
+        ceiling=budget.max_memories,
+        words=f"{budget.pinned_keys:,} of {budget.max_memories:,} always-on",
+        over=budget.over,
+        warning=budget.warning or "",
+    )
+
+
+def facts_page(
+    records: Sequence[MemoryRecord],
+    scopes: Sequence[str],
+    actor: Actor,
+    query: AdminQuery,
+    *,
+    area: AreaView,
+    max_memories: int,
+    max_fact_chars: int,
+    now: datetime,
+    create: CreateFormView | None = None,
+    notice: NoticeView | None = None,
+) -> FactsPage:
+    if query.scope not in scopes:
+        query = replace(query, scope="", page=1 if query.scope else query.page)
+    labels = {scope: scope_label(scope, actor) for scope in scopes}
+    by_scope: dict[str, list[MemoryRecord]] = {scope: [] for scope in scopes}
+    for record in records:
+        if record.scope in by_scope:
+            by_scope[record.scope].append(record)
+    shown = [s for s in scopes if not query.scope or s == query.scope]
+    groups = tuple(
+        _group(sorted(by_scope[s], key=lambda r: (not r.pinned, r.key)), labels[s], query, max_memories, now)
+        for s in shown
+    )
+    total = sum(len(held) for held in by_scope.values())
+    back = query.href()
+    return FactsPage(
+        area=area,
+        total=total,
+        total_words=f"{total:,} shared {'fact' if total == 1 else 'facts'}",
+        matching=sum(g.matching for g in groups),
+        filters=FiltersView(
+            text=query.text,
+            scopes=(
+                OptionView("", f"All your scopes ({total:,})", not query.scope),
+                *(OptionView(s, f"{labels[s].name} ({len(by_scope[s]):,})", s == query.scope) for s in scopes),
+            ),
+            active=query.filtered,
+            clear_href=AdminQuery().href(),
+        ),
+        groups=groups,
+        create=create
+        or blank_create_form(scopes, actor, max_fact_chars=max_fact_chars, back=back, csrf_token=area.csrf_token),
+        back=back,
+        notice=notice,
+    )
+
+
+def blank_create_form(
+    scopes: Sequence[str],
+    actor: Actor,
+    *,
+    max_fact_chars: int,
+    back: str,
+    csrf_token: str,
+    key: str = "",
+    text: str = "",
+    scope: str = "",
+    pinned: bool = False,
+    error: str = "",
+) -> CreateFormView:
+    chosen = scope if scope in scopes else (scopes[0] if scopes else "")
+    return CreateFormView(
+        key=key,
+        text=text,
+        pinned=pinned,
+        scopes=tuple(OptionView(s, scope_label(s, actor).name, s == chosen) for s in scopes),
+        error=error,
+        max_key_chars=MAX_KEY_CHARS,
+        max_fact_chars=max_fact_chars,
+        back=back,
+        csrf_token=csrf_token,
+    )
+
+
+def _group(
+    held: list[MemoryRecord], label: ScopeLabel, query: AdminQuery, max_memories: int, now: datetime
+) -> ScopeGroupView:
+    needle = query.text.casefold()
+    matching = [r for r in held if not needle or needle in r.key.casefold() or needle in r.text.casefold()]
+    focused = query.scope == label.token
+    pages = max(1, -(-len(matching) // PAGE_SIZE))
+    page = min(query.page, pages) if focused else 1
+    start = (page - 1) * PAGE_SIZE
+    shown = matching[start : start + PAGE_SIZE]
+    budget = pin_budget(held, scope=label.token, max_memories=max_memories)
+    pin_warning = _pin_warning(budget)
+    remaining = len(matching) - len(shown)
+    return ScopeGroupView(
+        scope=label.token,
+        slug=scope_slug(label.token),
+        name=label.name,
+        budget=budget_view(budget),
+        held=len(held),
+        matching=len(matching),
+        count_words=f"{len(matching):,} of {count_words(len(held), 'fact', 'facts')}"
+        if query.text
+        else count_words(len(held), "fact", "facts"),
+        facts=tuple(fact_view(r, label, now, "" if r.pinned else pin_warning) for r in shown),
+        pager=_pager(query, label.token, page, pages, start, len(shown), len(matching)) if focused else None,
+        more_href=query.href(scope=label.token, page=2) + f"#scope-{scope_slug(label.token)}"
+        if not focused and remaining > 0
+        else None,
+        more_count=remaining,
+        empty="Nothing here matches the filter."
+        if query.text
+        else f"Nothing is published for {label.audience} yet. Publish a fact below.",
+    )
+
+
+def _pager(query: AdminQuery, scope: str, page: int, pages: int, start: int, shown: int, of: int) -> PagerView | None:
+    if pages <= 1:
+        return None
+
+    def to(number: int) -> str:
+        return query.href(scope=scope, page=number) + f"#scope-{scope_slug(scope)}"
+
+    return PagerView(
+        page=page,
+        pages=pages,
+        first=start + 1,
+        last=start + shown,
+        of=of,
+        previous_href=to(page - 1) if page > 1 else None,
+        next_href=to(page + 1) if page < pages else None,
+    )
+
+
+def _pin_warning(budget: PinBudget) -> str:
+    """What pinning one more fact at the budget's scope would do, when it would push past the ceiling.
+    Every unpinned fact at a scope is a key not yet pinned there, so pinning one adds exactly one key."""
+    after = PinBudget(budget.scope, budget.pinned_keys + 1, budget.max_memories)
+    if not after.over:
+        return ""
+    return f"Pinning this puts {after.pinned_keys:,} keys always on, past the {after.max_memories:,} a prompt carries."
+
+
+def find_fact(
+    records: Sequence[MemoryRecord], memory_id: str, actor: Actor, *, max_memories: int, now: datetime
+) -> FactView | None:
+    """One of `records` by id, whichever page or filter would show it."""
+    record = next((r for r in records if r.id == memory_id), None)
+    if record is None:
+        return None
+    warning = "" if record.pinned else _pin_warning(pin_budget(records, scope=record.scope, max_memories=max_memories))
+    return fact_view(record, scope_label(record.scope, actor), now, warning)
