@@ -23,6 +23,7 @@ from litestar.template import TemplateConfig
 
 from web.admin.actions import confirm_delete, delete_fact, edit_fact, edit_form, pin_fact
 from web.admin.api import admin_api_router, csrf_scheme, session_scheme
+from web.admin.audit import audit_download_csv, audit_download_json, audit_trail
 from web.admin.pages import fact_row, publish_fact, shared_facts
 from web.agent_api import agent_router, bearer_scheme
 from web.auth.oidc import OidcClient, TransactionSealer
@@ -118,6 +119,9 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             confirm_delete,
             delete_fact,
             pin_fact,
+            audit_trail,
+            audit_download_csv,
+            audit_download_json,
             admin_api_router,
             agent_router,
             metrics,

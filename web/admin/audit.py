@@ -1,0 +1,101 @@
+"""The audit trail (`/admin/audit`): who did what to the shared facts of the scopes the person
+administers, and who previewed whose prompt — filterable, and downloadable as CSV and JSON.
+
+The downloads carry the same filtered set as the page shows (every page of it), as attachments.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from litestar import Response, get
+from litestar.di import NamedDependency
+from litestar.params import QueryParameter
+from litestar.response import Template
+
+from store.persistence import AuditEntry
+from web.admin.area import NO_STORE, Elevation, area_view, elevation_of, forbidden
+from web.admin.audit_views import AuditQuery, audit_csv, audit_json, audit_page, filter_entries
+from web.auth.sessions import Viewer
+from web.services import Services
+
+__all__ = ("audit_download_csv", "audit_download_json", "audit_trail")
+
+Action = Annotated[str | None, QueryParameter(name="action", description="write, edit, delete, pin, …")]
+Scope = Annotated[str | None, QueryParameter(name="scope", description="Only this scope.")]
+Who = Annotated[str | None, QueryParameter(name="who", description="Who did it (part of the id).")]
+Key = Annotated[str | None, QueryParameter(name="key", description="Text in the key.")]
+Page = Annotated[str | None, QueryParameter(name="page", description="The page, from 1.")]
+
+
+@get("/admin/audit", name="admin_audit", include_in_schema=False)
+async def audit_trail(
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    action: Action = None,
+    in_scope: Scope = None,
+    who: Who = None,
+    key: Key = None,
+    page: Page = None,
+) -> Template:
+    elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return forbidden(viewer, elevation, "audit")
+    query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key, page=page)
+    entries = await services.admin.audit_entries(viewer.actor)
+    view = audit_page(
+        entries,
+        elevation.scopes,
+        viewer.actor,
+        query,
+        area=area_view(viewer, elevation, "audit"),
+        now=datetime.now(UTC),
+    )
+    return Template("admin/audit.html", context={"page": view, "area": view.area}, headers=NO_STORE)
+
+
+@get("/admin/audit.csv", name="admin_audit_csv", include_in_schema=False)
+async def audit_download_csv(
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    action: Action = None,
+    in_scope: Scope = None,
+    who: Who = None,
+    key: Key = None,
+) -> Response[str] | Template:
+    found = await _filtered(services, viewer, AuditQuery.parse(action=action, scope=in_scope, who=who, key=key))
+    if isinstance(found, Elevation):
+        return forbidden(viewer, found, "audit")
+    return Response(
+        audit_csv(found),
+        media_type="text/csv; charset=utf-8",
+        headers={**NO_STORE, "Content-Disposition": _attachment("csv")},
+    )
+
+
+@get("/admin/audit.json", name="admin_audit_json", include_in_schema=False)
+async def audit_download_json(
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    action: Action = None,
+    in_scope: Scope = None,
+    who: Who = None,
+    key: Key = None,
+) -> Response[list[dict[str, Any]]] | Template:
+    found = await _filtered(services, viewer, AuditQuery.parse(action=action, scope=in_scope, who=who, key=key))
+    if isinstance(found, Elevation):
+        return forbidden(viewer, found, "audit")
+    return Response(audit_json(found), headers={**NO_STORE, "Content-Disposition": _attachment("json")})
+
+
+async def _filtered(services: Services, viewer: Viewer, query: AuditQuery) -> list[AuditEntry] | Elevation:
+    """The filtered trail, or the person's elevation when it is not enough to see any of it."""
+    elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return elevation
+    return filter_entries(await services.admin.audit_entries(viewer.actor), query, elevation.scopes)
+
+
+def _attachment(extension: str) -> str:
+    return f'attachment; filename="onfile-audit-{datetime.now(UTC):%Y-%m-%d}.{extension}"'

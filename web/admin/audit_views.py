@@ -1,0 +1,256 @@
+"""The audit trail as the page and the downloads show it: filtered, paged, and in words.
+
+The entries are `store.admin`'s answer (the trail of the scopes the person administers); the filter
+narrows them by action, scope, who did it, and text in the key. A download carries the whole
+filtered set, never a page of it. CSV cells a spreadsheet would run as a formula are neutralised.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+from urllib.parse import urlencode
+
+from store import Actor
+from store.persistence import AUDIT_ACTIONS, AuditEntry
+from web.admin.area import AreaView
+from web.admin.words import action_words, scope_label
+from web.views.memories import OptionView, TimeView
+from web.views.words import count_words, exact_time, relative_time
+
+__all__ = (
+    "AUDIT_PAGE_SIZE",
+    "AuditPage",
+    "AuditQuery",
+    "AuditRowView",
+    "audit_csv",
+    "audit_json",
+    "audit_page",
+    "filter_entries",
+    "neutralise_cell",
+)
+
+AUDIT_PAGE_SIZE = 100
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+@dataclass(frozen=True, slots=True)
+class AuditQuery:
+    """The filter. Unknown actions and scopes the person does not administer read as no filter."""
+
+    action: str = ""
+    scope: str = ""
+    who: str = ""
+    key: str = ""
+    page: int = 1
+
+    @classmethod
+    def parse(
+        cls,
+        *,
+        action: str | None = None,
+        scope: str | None = None,
+        who: str | None = None,
+        key: str | None = None,
+        page: str | None = None,
+    ) -> AuditQuery:
+        number = int(page) if page and page.isdigit() else 1
+        return cls(
+            action=action if action in AUDIT_ACTIONS else "",
+            scope=(scope or "").strip(),
+            who=(who or "").strip()[:200],
+            key=(key or "").strip()[:200],
+            page=max(1, min(number, 1_000_000)),
+        )
+
+    @property
+    def filtered(self) -> bool:
+        return bool(self.action or self.scope or self.who or self.key)
+
+    def params(self, **changes: object) -> str:
+        query = replace(self, **changes)  # type: ignore[arg-type]
+        pairs = [
+            ("action", query.action),
+            ("scope", query.scope),
+            ("who", query.who),
+            ("key", query.key),
+            ("page", str(query.page) if query.page > 1 else ""),
+        ]
+        encoded = urlencode([(name, value) for name, value in pairs if value])
+        return f"?{encoded}" if encoded else ""
+
+
+def filter_entries(entries: Sequence[AuditEntry], query: AuditQuery, scopes: Sequence[str]) -> list[AuditEntry]:
+    """`who` matches the whole id or part of it, `key` any part of the key, both ignoring case."""
+    scope = query.scope if query.scope in scopes else ""
+    who, key = query.who.casefold(), query.key.casefold()
+    return [
+        e
+        for e in entries
+        if (not query.action or e.action == query.action)
+        and (not scope or e.scope == scope)
+        and (not who or who in e.who.casefold())
+        and (not key or key in (e.key or "").casefold())
+    ]
+
+
+@dataclass(frozen=True, slots=True)
+class AuditRowView:
+    id: str
+    at: TimeView
+    who: str
+    action: str
+    action_words: str
+    scope: str
+    scope_name: str
+    key: str
+    before: str
+    after: str
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class AuditPage:
+    area: AreaView
+    rows: tuple[AuditRowView, ...]
+    total: int
+    matching: int
+    matching_words: str
+    actions: tuple[OptionView, ...]
+    scopes: tuple[OptionView, ...]
+    who: str
+    key: str
+    filtered: bool
+    csv_href: str
+    json_href: str
+    clear_href: str
+    page: int
+    pages: int
+    previous_href: str | None
+    next_href: str | None
+
+
+def _text_of(snapshot: Any) -> str:
+    return str(snapshot.get("text", "")) if isinstance(snapshot, dict) else ""
+
+
+def _detail(entry: AuditEntry) -> str:
+    after = entry.after if isinstance(entry.after, dict) else {}
+    if entry.action == "preview" and isinstance(after.get("actor"), dict):
+        actor = after["actor"]
+        tenant = f" in {actor.get('tenantRef')}" if actor.get("tenantRef") else ""
+        return f"Looked at what the assistant is told about {actor.get('id')}{tenant}"
+    source = after.get("promotedFrom")
+    if entry.action == "promote" and isinstance(source, dict):
+        return f"Republished from {source.get('scope')} (memory {source.get('id')})"
+    return ""
+
+
+def audit_page(
+    entries: Sequence[AuditEntry],
+    scopes: Sequence[str],
+    actor: Actor,
+    query: AuditQuery,
+    *,
+    area: AreaView,
+    now: datetime,
+) -> AuditPage:
+    matching = filter_entries(entries, query, scopes)
+    pages = max(1, -(-len(matching) // AUDIT_PAGE_SIZE))
+    page = min(query.page, pages)
+    shown = matching[(page - 1) * AUDIT_PAGE_SIZE : page * AUDIT_PAGE_SIZE]
+    labels = {s: scope_label(s, actor).name for s in scopes}
+    export = query.params(page=1)
+    return AuditPage(
+        area=area,
+        rows=tuple(
+            AuditRowView(
+                id=e.id,
+                at=TimeView(
+                    iso=e.at.isoformat().replace("+00:00", "Z"),
+                    relative=relative_time(e.at, now),
+                    exact=exact_time(e.at),
+                ),
+                who=e.who,
+                action=e.action,
+                action_words=action_words(e.action),
+                scope=e.scope,
+                scope_name=labels.get(e.scope, e.scope),
+                key=e.key or "",
+                before=_text_of(e.before),
+                after=_text_of(e.after),
+                detail=_detail(e),
+            )
+            for e in shown
+        ),
+        total=len(entries),
+        matching=len(matching),
+        matching_words=count_words(len(matching), "entry", "entries"),
+        actions=(
+            OptionView("", "Any action", not query.action),
+            *(OptionView(a, action_words(a), a == query.action) for a in AUDIT_ACTIONS),
+        ),
+        scopes=(
+            OptionView("", "All your scopes", query.scope not in scopes),
+            *(OptionView(s, labels[s], s == query.scope) for s in scopes),
+        ),
+        who=query.who,
+        key=query.key,
+        filtered=query.filtered,
+        csv_href=f"/admin/audit.csv{export}",
+        json_href=f"/admin/audit.json{export}",
+        clear_href="/admin/audit",
+        page=page,
+        pages=pages,
+        previous_href=f"/admin/audit{query.params(page=page - 1)}" if page > 1 else None,
+        next_href=f"/admin/audit{query.params(page=page + 1)}" if page < pages else None,
+    )
+
+
+def _entry_json(entry: AuditEntry) -> dict[str, Any]:
+    return {
+        "id": entry.id,
+        "at": entry.at.isoformat(),
+        "who": entry.who,
+        "action": entry.action,
+        "scope": entry.scope,
+        "key": entry.key,
+        "before": entry.before,
+        "after": entry.after,
+    }
+
+
+def audit_json(entries: Sequence[AuditEntry]) -> list[dict[str, Any]]:
+    return [_entry_json(e) for e in entries]
+
+
+def neutralise_cell(value: str) -> str:
+    """A cell a spreadsheet would read as a formula (`=`, `+`, `-`, `@`, or a tab or carriage return
+    first) gets a leading apostrophe, so it is shown as text and never run."""
+    return f"'{value}" if value.startswith(_FORMULA_STARTS) else value
+
+
+def audit_csv(entries: Sequence[AuditEntry]) -> str:
+    """One row per entry: `before` and `after` as compact JSON; every cell neutralised."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(["id", "at", "who", "action", "scope", "key", "before", "after"])
+    for entry in entries:
+        data = _entry_json(entry)
+        cells = [
+            data["id"],
+            data["at"],
+            data["who"],
+            data["action"],
+            data["scope"],
+            data["key"] or "",
+            "" if entry.before is None else json.dumps(entry.before, ensure_ascii=False, separators=(",", ":")),
+            "" if entry.after is None else json.dumps(entry.after, ensure_ascii=False, separators=(",", ":")),
+        ]
+        writer.writerow([neutralise_cell(str(c)) for c in cells])
+    return out.getvalue()
