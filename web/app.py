@@ -36,6 +36,7 @@ from web.readback import delete_memory, list_memories
 from web.security import SecurityHeadersMiddleware, csrf_failure, security_headers
 from web.services import Services, open_services
 from web.settings import Settings
+from web.support.preview import preview_api, preview_page, show_preview
 from web.viewer import provide_viewer
 
 __all__ = ("PROJECT_ROOT", "create_app")
@@ -123,6 +124,9 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             audit_download_csv,
             audit_download_json,
             admin_api_router,
+            preview_page,
+            show_preview,
+            preview_api,
             agent_router,
             metrics,
             create_static_files_router(path="/static", directories=[PROJECT_ROOT / "static"], name="static"),

@@ -1,0 +1,1 @@
+"""Support's view of what the model will see: the prompt preview (`/support/preview`)."""

@@ -1,0 +1,200 @@
+"""The view-models of the prompt preview (`/support/preview`): the form, and what the model would see.
+
+The block is shown exactly as `store.admin.Administration.preview` rendered it — the same bytes the
+agent API returns for the same person and text. Everything else here is that preview in words.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from store import Actor, Author, own_scope
+from store.admin import Preview
+from web.admin.area import AreaView
+from web.admin.words import role_words, scope_label
+from web.settings import Settings
+
+__all__ = (
+    "EntryLine",
+    "LeftOutLine",
+    "OverrideLine",
+    "PersonOption",
+    "PreviewFormView",
+    "PreviewPage",
+    "PreviewResultView",
+    "ScopeLine",
+    "actor_words",
+    "preview_form",
+    "preview_result",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PersonOption:
+    value: str
+    label: str
+    selected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewFormView:
+    people: tuple[PersonOption, ...]
+    person: str
+    actor_id: str
+    tenant_ref: str
+    roles: str
+    thread_id: str
+    text: str
+    error: str
+
+
+@dataclass(frozen=True, slots=True)
+class ScopeLine:
+    position: int
+    token: str
+    words: str
+
+
+@dataclass(frozen=True, slots=True)
+class OverrideLine:
+    scope: str
+    text: str
+    author: str
+
+
+@dataclass(frozen=True, slots=True)
+class EntryLine:
+    key: str
+    text: str
+    scope: str
+    author: str
+    pinned: bool
+    overrides: tuple[OverrideLine, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOutLine:
+    key: str
+    text: str
+    scope: str
+    pinned: bool
+    reason: str
+    explanation: str
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewResultView:
+    actor: str
+    memory_on: bool
+    block: str
+    chars: int
+    tokens_estimate: int
+    scopes: tuple[ScopeLine, ...]
+    entries: tuple[EntryLine, ...]
+    omitted: int
+    pinned_omitted: int
+    recalled: bool
+    selection: str
+    """How the entries were chosen, in one sentence."""
+    left_out: tuple[LeftOutLine, ...]
+    pinned_warning: str
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewPage:
+    area: AreaView
+    form: PreviewFormView
+    result: PreviewResultView | None = None
+
+
+def actor_words(actor: Actor, settings: Settings) -> str:
+    """`ada · organisation berlin · no roles`."""
+    tenant = f"organisation {actor.tenant_ref}" if actor.tenant_ref else "no organisation"
+    return f"{actor.id} · {tenant} · {role_words(actor.roles, settings)}"
+
+
+def preview_form(
+    people: Sequence[Actor],
+    settings: Settings,
+    *,
+    person: str = "",
+    actor_id: str = "",
+    tenant_ref: str = "",
+    roles: str = "",
+    thread_id: str = "",
+    text: str = "",
+    error: str = "",
+) -> PreviewFormView:
+    return PreviewFormView(
+        people=tuple(PersonOption(p.id, actor_words(p, settings), p.id == person) for p in people),
+        person=person,
+        actor_id=actor_id,
+        tenant_ref=tenant_ref,
+        roles=roles,
+        thread_id=thread_id,
+        text=text,
+        error=error,
+    )
+
+
+def _author(author: Author) -> str:
+    return "a person" if author == "human" else "the assistant"
+
+
+def _scope_words(scope: str, actor: Actor) -> str:
+    if scope == own_scope(actor):
+        return f"{actor.id} alone"
+    return scope_label(scope, Actor(actor.id)).audience
+
+
+def preview_result(preview: Preview, settings: Settings, *, memory_on: bool) -> PreviewResultView:
+    digest, actor = preview.digest, preview.actor
+    if digest.recalled:
+        selection = "Chosen by relevance: the turn text was searched, and always-on facts were added."
+    elif digest.omitted:
+        selection = "Everything listed, then cut to the ceiling: always-on first, the widest and stalest dropped."
+    else:
+        selection = "Everything that applies fits: nothing was left out."
+    dropped = digest.pinned_omitted
+    return PreviewResultView(
+        actor=actor_words(actor, settings),
+        memory_on=memory_on,
+        block=preview.block,
+        chars=preview.chars,
+        tokens_estimate=preview.tokens_estimate,
+        scopes=tuple(ScopeLine(i, s, _scope_words(s, actor)) for i, s in enumerate(digest.scopes, start=1)),
+        entries=tuple(
+            EntryLine(
+                key=e.key,
+                text=e.text,
+                scope=e.scope,
+                author=_author(e.author),
+                pinned=e.pinned,
+                overrides=tuple(OverrideLine(o.scope, o.text, _author(o.author)) for o in e.overrides),
+            )
+            for e in digest.entries
+        ),
+        omitted=digest.omitted,
+        pinned_omitted=dropped,
+        recalled=digest.recalled,
+        selection=selection,
+        left_out=tuple(
+            LeftOutLine(
+                key=o.entry.key,
+                text=o.entry.text,
+                scope=o.entry.scope,
+                pinned=o.entry.pinned,
+                reason=o.reason,
+                explanation=o.explanation,
+            )
+            for o in preview.left_out
+        ),
+        pinned_warning=(
+            f"{dropped:,} always-on {'fact was' if dropped == 1 else 'facts were'} dropped from this block: more "
+            f"keys are pinned for {actor.id} than a prompt carries ({settings.max_memories:,}). The organisation's "
+            "standing policies are not all reaching the assistant. Unpin something or raise the ceiling."
+            if dropped
+            else ""
+        ),
+    )
