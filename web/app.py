@@ -30,7 +30,7 @@ from web.auth.oidc import OidcClient, TransactionSealer
 from web.auth.routes import callback, login, logout, signed_out
 from web.errors import LoginRequiredError, login_required_handler
 from web.housekeeping import pruning_every
-from web.pages.memories import forget_on_page, memories, undo_forget
+from web.pages.memories import forget_on_page, memories, promote_on_page, undo_forget
 from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
 from web.readback import delete_memory, list_memories
 from web.security import SecurityHeadersMiddleware, csrf_failure, security_headers
@@ -112,6 +112,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             confirm_forget_all,
             forget_all,
             forget_all_done,
+            promote_on_page,
             shared_facts,
             publish_fact,
             fact_row,

@@ -107,6 +107,16 @@ def demo_records() -> list[MemoryRecord]:
         MemoryRecord(
             "mem_a5", "report-day", "sends the weekly report on Thursdays", "actor:ada", _agent("thr_gone"), _at(25)
         ),
+        # Something the assistant concluded for Lena that the whole organisation should know: she can
+        # publish it for Berlin from her own page (promotion).
+        MemoryRecord(
+            "mem_l1",
+            "same-day-cutoff",
+            "orders for same-day dispatch close at 14:00",
+            "actor:lena",
+            _agent("thr_lena_dispatch", "lena"),
+            _at(2),
+        ),
     ]
 
 
@@ -130,6 +140,7 @@ async def seed_demo(services: Services) -> None:
     for thread in ("thr_q3_report", "thr_intro", "thr_rota", "thr_gone"):
         await services.registry.register_run(f"{thread}-run-1", thread, "ada")
     await services.registry.delete_thread("thr_gone")
+    await services.registry.register_run("thr_lena_dispatch-run-1", "thr_lena_dispatch", "lena")
 
 
 def demo_secret() -> str:

@@ -8,6 +8,9 @@ Every handler works as a plain form or link first; with htmx the same URL answer
   replacement — nothing, so it goes — plus the counts and the notice out of band. When forgetting
   revealed a wider value (or emptied the group) the whole list is re-rendered instead.
 - `POST /memories/undo` writes a forgotten memory back (see `web.pages.undo`).
+- `POST /memories/{id}/promote` republishes one of the person's own entries at a wider scope they
+  administer (`Administration.promote`): offered only to people who administer one. The whole list is
+  answered again for htmx, since the entry now shows the published value beneath it.
 
 Refusals: 403 for a memory held at a wider scope, 404 for anything the person cannot see, 409 or
 410 for an undo that cannot happen. Whether something may be forgotten is decided in `store`.
@@ -28,6 +31,7 @@ from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
 from litestar.response import Redirect, Template
 
 from store import DigestEntry, ForgetOutcome, ScopeContext, forget_memory
+from web.admin.area import elevation_of
 from web.auth.sessions import Viewer
 from web.on_file import OnFile, on_file, resolving_origins
 from web.pages.undo import (
@@ -45,7 +49,7 @@ from web.views.listing import MemoryQuery, select_entries
 from web.views.memories import MemoriesPage, NoticeView, ProblemView, memories_page
 from web.views.words import scope_words
 
-__all__ = ("ReturnForm", "forget_on_page", "memories", "undo_forget")
+__all__ = ("ReturnForm", "forget_on_page", "memories", "promote_on_page", "undo_forget")
 
 # A person's own page: never cached, and the same URL answers a page or a fragment.
 _HEADERS = {"Cache-Control": "no-store", "Vary": "HX-Request, HX-Target"}
@@ -58,6 +62,8 @@ class ReturnForm:
     back: str = "/"
     token: str = ""
     csrf_token: str = ""
+    scope: str = ""
+    """For a promotion: the scope to publish at."""
 
 
 Form = Annotated[ReturnForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
@@ -142,11 +148,47 @@ async def undo_forget(
     return Template("memories/_changed.html", context={"page": view}, headers=_HEADERS)
 
 
+@post("/memories/{memory_id:str}/promote", name="promote_on_page", status_code=200, include_in_schema=False)
+async def promote_on_page(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: FromPath[str],
+    data: Form,
+) -> Template | Redirect:
+    query, now = _back(request, data.back), _now()
+    outcome = await services.admin.promote(viewer.actor, memory_id, scope=data.scope)
+    if not outcome.ok or outcome.record is None:
+        if outcome.status == "refused":
+            problem = _Problem(403, "That can't be published", "Publishing it there was refused.", outcome.reason)
+        else:
+            problem = _Problem(404, "That memory isn't on file for you", outcome.reason)
+        return _problem(request, viewer, query, problem)
+    audience = scope_words(outcome.record.scope, viewer.actor).held_for
+    notice = NoticeView(
+        kind="published",
+        message=f"Published “{outcome.record.key}” for {audience}.",
+        detail="Your own note stays and still applies to you; the published value is shown beneath it.",
+    )
+    if not request.htmx:
+        return Redirect(query.href(), status_code=303, cookies=[notice_cookie(services, viewer, notice, now)])
+    view = await _page(services, viewer, await on_file(services, viewer.actor), query, now, notice)
+    return HTMXTemplate(
+        template_name="memories/_changed.html",
+        context={"page": view},
+        re_target="#on-file",
+        re_swap="outerHTML",
+        headers=_HEADERS,
+    )
+
+
 async def _page(
     services: Services, viewer: Viewer, found: OnFile, query: MemoryQuery, now: datetime, notice: NoticeView | None
 ) -> MemoriesPage:
     """Select what to show, ask the registry about those entries' origins only, and word it."""
     selection = select_entries(found, viewer.actor, query)
+    elevation = await elevation_of(services, viewer.actor)
+    area_href = "/admin" if elevation.administers else "/support/preview" if elevation.may_preview else ""
     return memories_page(
         selection,
         viewer.actor,
@@ -156,6 +198,8 @@ async def _page(
         viewer_name=viewer.name,
         csrf_token=viewer.csrf_token,
         notice=notice,
+        promotion_targets=await services.admin.promotion_targets(viewer.actor),
+        area_href=area_href,
     )
 
 

@@ -137,7 +137,7 @@ def read_notice(services: Services, viewer: Viewer, value: str | None, now: date
     if not value:
         return None
     data = _unseal(services.settings.secret_key, viewer.session_id, "notice", value, now)
-    if data is None or data.get("kind") not in {"forgotten", "restored", "problem"}:
+    if data is None or data.get("kind") not in {"forgotten", "restored", "published", "problem"}:
         return None
     return NoticeView(
         kind=data["kind"],

@@ -40,6 +40,7 @@ __all__ = (
     "OverrideView",
     "PagerView",
     "ProblemView",
+    "PromotionView",
     "TimeView",
     "conversation_link",
     "memories_page",
@@ -74,6 +75,15 @@ class OverrideView:
 
 
 @dataclass(frozen=True, slots=True)
+class PromotionView:
+    """An offer to republish one of the person's own entries at a wider scope they administer."""
+
+    scope: str
+    label: str
+    """"Publish for everyone in your organisation"."""
+
+
+@dataclass(frozen=True, slots=True)
 class EntryView:
     id: str
     key: str
@@ -89,10 +99,17 @@ class EntryView:
     """`memory_forget_verdict`'s answer for this person and this entry's scope."""
     managed: str
     """Why there is no forget button (empty when there is one)."""
+    promotions: tuple[PromotionView, ...] = ()
+    """The wider scopes this entry may be published at (someone who administers them, their own entry),
+    leaving out a scope that already holds the same text."""
 
     @property
     def forget_href(self) -> str:
         return f"/memories/{quote(self.id, safe='')}/forget"
+
+    @property
+    def promote_href(self) -> str:
+        return f"/memories/{quote(self.id, safe='')}/promote"
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +171,7 @@ class FiltersView:
 class NoticeView:
     """What just happened, shown once at the top of the page."""
 
-    kind: Literal["forgotten", "restored", "problem"]
+    kind: Literal["forgotten", "restored", "published", "problem"]
     message: str
     detail: str = ""
     undo_token: str = ""
@@ -189,6 +206,8 @@ class MemoriesPage:
     back: str
     """This view's own address, for the forms that come back to it."""
     notice: NoticeView | None = None
+    area_href: str = ""
+    """Where this person's part of the elevated area starts ("" for someone with no elevation)."""
 
     @property
     def hx_headers(self) -> str:
@@ -219,9 +238,13 @@ def memories_page(
     viewer_name: str,
     csrf_token: str,
     notice: NoticeView | None = None,
+    promotion_targets: tuple[str, ...] = (),
+    area_href: str = "",
 ) -> MemoriesPage:
+    """`promotion_targets`: the wider scopes the person may republish their own entries at
+    (`Administration.promotion_targets`), offered on each of their own entries."""
     query = selection.query
-    entries = _EntryBuilder(actor, selection, resolving, now, conversation_url)
+    entries = _EntryBuilder(actor, selection, resolving, now, conversation_url, promotion_targets)
     matching = selection.matching
     return MemoriesPage(
         viewer_name=viewer_name,
@@ -235,6 +258,7 @@ def memories_page(
         focused=bool(query.group),
         back=query.href(after=None),
         notice=notice,
+        area_href=area_href,
     )
 
 
@@ -323,9 +347,16 @@ class _EntryBuilder:
     """Turns digest entries into `EntryView`s for one person at one moment."""
 
     def __init__(
-        self, actor: Actor, selection: Selection, resolving: frozenset[Origin], now: datetime, conversation_url: str
+        self,
+        actor: Actor,
+        selection: Selection,
+        resolving: frozenset[Origin],
+        now: datetime,
+        conversation_url: str,
+        promotion_targets: tuple[str, ...] = (),
     ) -> None:
         self._actor = actor
+        self._promotion_targets = promotion_targets
         self._resolving = resolving
         self._now = now
         self._conversation_url = conversation_url
@@ -361,6 +392,15 @@ class _EntryBuilder:
             origin=self._origin(entry),
             forgettable=verdict.allowed,
             managed="" if verdict.allowed else words.managed,
+            promotions=self._promotions(entry) if words.kind == "own" else (),
+        )
+
+    def _promotions(self, entry: DigestEntry) -> tuple[PromotionView, ...]:
+        published = {o.scope for o in entry.overrides if o.text == entry.text}
+        return tuple(
+            PromotionView(scope=s, label=f"Publish for {scope_words(s, self._actor).held_for}")
+            for s in self._promotion_targets
+            if s not in published
         )
 
     def _origin(self, entry: DigestEntry) -> OriginView | None:
