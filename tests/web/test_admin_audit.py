@@ -1,0 +1,184 @@
+"""The audit trail: every act recorded, shown for the scopes a person administers, filterable, and
+downloadable as CSV and JSON — with spreadsheet formulas neutralised."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from store import MemoryOrigin, ScopeContext
+from tests.web.admin_builders import ADA, JONAS, LENA, SAM, tree
+from tests.web.conftest import LoginAs
+from tests.web.html_tree import Element
+from web.admin.audit_views import neutralise_cell
+from web.services import Services
+
+
+def rows(page: Element) -> list[tuple[str, str, str]]:
+    """(action, who, key) of each entry shown."""
+    found = []
+    for row in page.find_all("tr", {"data-audit-entry": True}):
+        key = row.find(attrs={"data-key": True})
+        found.append((row["data-audit-action"], row.one(attrs={"data-who": True}).text, key.text if key else ""))
+    return found
+
+
+async def every_act(client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs) -> None:
+    """Lena publishes, edits, pins, unpins, deletes and promotes; Sam previews Ada's prompt."""
+    note = await services.provider.write(
+        key="cutoff",
+        text="orders close at 14:00",
+        scope="actor:lena",
+        origin=MemoryOrigin("agent", actor_ref="lena"),
+        ctx=ScopeContext(LENA),
+    )
+    token = await login_as(LENA)
+    headers = {"X-CSRF-Token": token}
+    created = await client.post(
+        "/admin/memories", json={"scope": "tenant:berlin", "key": "tone", "text": "formal"}, headers=headers
+    )
+    memory_id = created.json()["record"]["id"]
+    await client.put(f"/admin/memories/{memory_id}", json={"text": "friendly"}, headers=headers)
+    await client.post(f"/admin/facts/{memory_id}/pin", data={"csrf_token": token, "pinned": "true"})
+    await client.post(f"/admin/facts/{memory_id}/pin", data={"csrf_token": token, "pinned": "false"})
+    await client.post(f"/admin/facts/{memory_id}/delete", data={"csrf_token": token})
+    await client.post(f"/memories/{note.id}/promote", data={"csrf_token": token, "scope": "tenant:berlin"})
+    token = await login_as(SAM)
+    await client.post("/support/preview/show", data={"csrf_token": token, "actor_id": "ada", "tenant_ref": "berlin"})
+
+
+async def test_every_act_is_in_the_trail_newest_first_with_before_and_after(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await every_act(client, services, login_as)
+    await login_as(LENA)
+
+    page = tree(await client.get("/admin/audit"))
+
+    assert rows(page) == [
+        ("preview", "sam", ""),
+        ("promote", "lena", "cutoff"),
+        ("delete", "lena", "tone"),
+        ("unpin", "lena", "tone"),
+        ("pin", "lena", "tone"),
+        ("edit", "lena", "tone"),
+        ("write", "lena", "tone"),
+    ]
+    edit = page.one("tr", {"data-audit-action": "edit"})
+    assert (edit.one("del").text, edit.one("ins").text) == ("formal", "friendly")
+    assert page.one("tr", {"data-audit-action": "delete"}).one("del").text == "friendly"
+    assert (
+        page.one("tr", {"data-audit-action": "promote"})
+        .one(attrs={"data-detail": True})
+        .text.startswith("Republished from actor:lena")
+    )
+    preview = page.one("tr", {"data-audit-action": "preview"})
+    assert preview.one(attrs={"data-detail": True}).text == "Looked at what the assistant is told about ada in berlin"
+    assert page.one("a", {"data-nav": "audit"})["aria-current"] == "page"
+
+
+async def test_the_trail_filters_by_action_scope_who_and_key(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await every_act(client, services, login_as)
+    await login_as(LENA)
+
+    by_action = tree(await client.get("/admin/audit?action=pin"))
+    by_who = tree(await client.get("/admin/audit?who=SA"))
+    by_key = tree(await client.get("/admin/audit?key=cut&scope=tenant:berlin"))
+    nonsense = tree(await client.get("/admin/audit?action=drop&scope=tenant:hamburg"))
+
+    assert rows(by_action) == [("pin", "lena", "tone")]
+    assert rows(by_who) == [("preview", "sam", "")]
+    assert rows(by_key) == [("promote", "lena", "cutoff")]
+    assert len(rows(nonsense)) == 7, "an unknown action or a scope not administered reads as no filter"
+    assert by_action.one("select", {"name": "action"}).one("option", {"selected": True})["value"] == "pin"
+    assert by_key.one("a", {"data-download": "csv"})["href"] == "/admin/audit.csv?scope=tenant%3Aberlin&key=cut"
+
+
+async def test_another_tenants_administrator_sees_none_of_it_and_an_end_user_is_refused(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await every_act(client, services, login_as)
+
+    await login_as(JONAS)
+    jonas = tree(await client.get("/admin/audit"))
+    await login_as(ADA)
+    refused = [await client.get(p) for p in ("/admin/audit", "/admin/audit.csv", "/admin/audit.json")]
+
+    assert rows(jonas) == []
+    assert jonas.one(attrs={"data-empty": "audit"})
+    assert {r.status_code for r in refused} == {403}
+    assert all("attachment" not in r.headers.get("content-disposition", "") for r in refused)
+
+
+async def test_downloads_carry_the_filtered_set_as_attachments(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await every_act(client, services, login_as)
+    await login_as(LENA)
+
+    as_csv = await client.get("/admin/audit.csv?key=tone")
+    as_json = await client.get("/admin/audit.json?key=tone")
+
+    assert as_csv.headers["content-type"].startswith("text/csv")
+    assert as_csv.headers["content-disposition"].startswith('attachment; filename="onfile-audit-')
+    assert as_csv.headers["content-disposition"].endswith('.csv"')
+    assert as_json.headers["content-disposition"].endswith('.json"')
+    table = list(csv.DictReader(io.StringIO(as_csv.text)))
+    assert [r["action"] for r in table] == ["delete", "unpin", "pin", "edit", "write"]
+    assert json.loads(table[3]["before"])["text"] == "formal"
+    entries = as_json.json()
+    assert [(e["action"], e["who"], e["key"]) for e in entries] == [(r["action"], r["who"], r["key"]) for r in table]
+    assert entries[3]["after"]["text"] == "friendly"
+    assert set(entries[0]) == {"id", "at", "who", "action", "scope", "key", "before", "after"}
+
+
+async def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    token = await login_as(LENA)
+    for key, text in [('=HYPERLINK("http://x")', "+1+1"), ("@SUM(A1)", "-2"), ("plain", "=cmd|' /C calc'!A0")]:
+        await client.post(
+            "/admin/memories",
+            json={"scope": "tenant:berlin", "key": key, "text": text},
+            headers={"X-CSRF-Token": token},
+        )
+
+    table = list(csv.reader(io.StringIO((await client.get("/admin/audit.csv")).text)))
+
+    cells = [cell for row in table[1:] for cell in row]
+    assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in cells)
+    assert {row[5] for row in table[1:]} == {'\'=HYPERLINK("http://x")', "'@SUM(A1)", "plain"}
+    assert [neutralise_cell(v) for v in ("=1", "+1", "-1", "@a", "\tx", "\rx", "a=1", "")] == [
+        "'=1",
+        "'+1",
+        "'-1",
+        "'@a",
+        "'\tx",
+        "'\rx",
+        "a=1",
+        "",
+    ]
+
+
+async def test_stored_markup_is_inert_on_the_audit_page(client: AsyncTestClient[Litestar], login_as: LoginAs) -> None:
+    token = await login_as(LENA)
+    hostile = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+    await client.post(
+        "/admin/memories",
+        json={"scope": "tenant:berlin", "key": "<b>k</b>", "text": hostile},
+        headers={"X-CSRF-Token": token},
+    )
+
+    response = await client.get("/admin/audit")
+
+    page = tree(response)
+    assert page.find("script", {"src": False}) is None
+    assert page.find("img") is None
+    assert page.find("b") is None
+    assert page.one("tr", {"data-audit-action": "write"}).one(attrs={"data-after": True}).text == hostile

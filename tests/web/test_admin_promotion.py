@@ -1,0 +1,121 @@
+"""Promotion from the personal page: someone who administers a wider scope republishes one of their
+own entries there, as a person, with the origin saying who promoted it and from which memory."""
+
+from __future__ import annotations
+
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from store import Actor, MemoryOrigin, MemoryRecord, ScopeContext
+from tests.web.admin_builders import ADA, LENA, shared, tree
+from tests.web.builders import HTMX
+from tests.web.conftest import LoginAs
+from web.services import Services
+
+
+async def own_note(
+    services: Services, actor: Actor, key: str = "cutoff", text: str = "orders close at 14:00"
+) -> MemoryRecord:
+    origin = MemoryOrigin("agent", thread_id="thr_1", run_id="run_1", actor_ref=actor.id)
+    return await services.provider.write(
+        key=key, text=text, scope=f"actor:{actor.id}", origin=origin, ctx=ScopeContext(actor)
+    )
+
+
+async def test_an_administrator_is_offered_to_publish_their_own_entries_for_their_organisation(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    note = await own_note(services, LENA)
+    same = await own_note(services, LENA, "tone", "formal")
+    await services.provider.add([shared("tone", "formal"), shared("units", "km")])
+    await login_as(LENA)
+
+    page = tree(await client.get("/"))
+
+    form = page.one("li", {"data-entry": note.id}).one("form", {"data-promote": "tenant:berlin"})
+    assert form["action"] == f"/memories/{note.id}/promote"
+    assert form.one("input", {"name": "scope"})["value"] == "tenant:berlin"
+    assert form.one("button", {"data-action": "promote"}).text == "Publish for everyone in your organisation"
+    assert page.one("li", {"data-entry": same.id}).find(attrs={"data-promote": True}) is None, "already published"
+    assert page.one("li", {"data-key": "units"}).find(attrs={"data-promote": True}) is None, "not their own"
+
+
+async def test_someone_who_administers_nothing_is_offered_no_promotion(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await own_note(services, ADA)
+    await login_as(ADA)
+
+    page = tree(await client.get("/"))
+
+    assert page.find(attrs={"data-promote": True}) is None
+
+
+async def test_promoting_publishes_a_human_authored_copy_and_keeps_the_original(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    note = await own_note(services, LENA)
+    token = await login_as(LENA)
+
+    response = await client.post(
+        f"/memories/{note.id}/promote",
+        data={"csrf_token": token, "scope": "tenant:berlin", "back": "/?q=cut"},
+        follow_redirects=False,
+    )
+
+    assert (response.status_code, response.headers["location"]) == (303, "/?q=cut")
+    (published,) = await services.provider.list(scopes=["tenant:berlin"], ctx=ScopeContext(LENA))
+    assert (published.key, published.text) == ("cutoff", "orders close at 14:00")
+    assert published.origin == MemoryOrigin(
+        "human", thread_id="thr_1", run_id="run_1", actor_ref="lena", promoted_from=note.id
+    )
+    assert await services.provider.get(note.id) == note
+    page = tree(await client.get("/"))
+    notice = page.one(attrs={"data-notice": "published"})
+    assert notice.one("p", {"class": "notice-message"}).text == "Published “cutoff” for everyone in your organisation."
+    entry = page.one("li", {"data-entry": note.id})
+    assert entry.one(attrs={"data-override": "organisation"}).one("q").text == "orders close at 14:00"
+    assert entry.find(attrs={"data-promote": True}) is None
+
+
+async def test_htmx_promotes_in_place_and_answers_the_whole_list(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    note = await own_note(services, LENA)
+    token = await login_as(LENA)
+
+    response = await client.post(
+        f"/memories/{note.id}/promote", data={"scope": "tenant:berlin"}, headers={**HTMX, "X-CSRF-Token": token}
+    )
+
+    assert (response.status_code, response.headers["hx-retarget"]) == (200, "#on-file")
+    parts = tree(response)
+    assert parts.one("section", {"id": "on-file"}).one("li", {"data-entry": note.id}).one(attrs={"data-override": True})
+    assert parts.one(attrs={"data-notice": "published"})
+
+
+async def test_a_refused_promotion_shows_the_verdicts_reason_and_anothers_entry_is_not_found(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    theirs = await own_note(services, ADA)
+    mine = await own_note(services, LENA)
+    ada_token = await login_as(ADA)
+    by_ada = await client.post(
+        f"/memories/{theirs.id}/promote", data={"csrf_token": ada_token, "scope": "tenant:berlin"}
+    )
+    token = await login_as(LENA)
+
+    wider = await client.post(f"/memories/{mine.id}/promote", data={"csrf_token": token, "scope": "global"})
+    elsewhere = await client.post(f"/memories/{mine.id}/promote", data={"csrf_token": token, "scope": "tenant:hamburg"})
+    not_mine = await client.post(f"/memories/{theirs.id}/promote", data={"csrf_token": token, "scope": "tenant:berlin"})
+
+    assert by_ada.status_code == wider.status_code == elsewhere.status_code == 403
+    assert tree(by_ada).one("p", {"class": "notice-detail"}).text == (
+        "Writing at tenant:berlin needs someone who administers it; ada does not."
+    )
+    assert tree(wider).one("p", {"class": "notice-detail"}).text == (
+        "Writing at global needs someone who administers it; lena does not."
+    )
+    assert "does not apply to lena" in tree(elsewhere).one("p", {"class": "notice-detail"}).text
+    assert not_mine.status_code == 404
+    assert await services.provider.list(scopes=["tenant:berlin", "global"], ctx=ScopeContext(LENA)) == ()
