@@ -1,0 +1,224 @@
+"""The prompt preview as support staff use it: choosing a person, reading the exact block with its
+scopes, digest, size and what was left out, and the warning when always-on facts were dropped."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from store import Actor
+from tests.web.admin_builders import ADA, LENA, SAM, shared, tree
+from tests.web.conftest import AGENT_TOKEN, LoginAs
+from tests.web.html_tree import Element
+from web.app import create_app
+from web.auth.oidc import Person
+from web.auth.sessions import SESSION_COOKIE, csrf_token, start_session
+from web.services import Services, open_services
+from web.settings import Settings
+
+
+@pytest.fixture
+def settings(settings: Settings) -> Settings:
+    return settings.replace(max_memories=3)
+
+
+def seed_berlin() -> list[Any]:
+    return [
+        shared("manifest", "print the manifest", pinned=True),
+        shared("pallet-labels", "depot code first"),
+        shared("units", "kilometres", "global"),
+        shared("units", "miles for the UK depots", "actor:ada", author="agent", by="ada"),
+        shared("tone", "short answers", "actor:ada", author="agent", by="ada"),
+    ]
+
+
+async def show(client: AsyncTestClient[Litestar], token: str, **fields: str) -> Element:
+    response = await client.post("/support/preview/show", data={"csrf_token": token, **fields})
+    assert response.status_code == 200, response.text
+    return tree(response)
+
+
+@pytest.mark.parametrize("who", [ADA, LENA])
+async def test_only_support_staff_may_preview(client: AsyncTestClient[Litestar], login_as: LoginAs, who: Actor) -> None:
+    token = await login_as(who)
+
+    page = await client.get("/support/preview")
+    form = await client.post("/support/preview/show", data={"csrf_token": token, "actor_id": "ada"})
+    api = await client.post("/support/preview", json={"actor": {"id": "ada"}}, headers={"X-CSRF-Token": token})
+
+    assert page.status_code == form.status_code == 403
+    assert tree(page).one("h1").text == "The prompt preview is for support staff"
+    assert tree(page).one(attrs={"data-forbidden": True}).one("a", {"data-action": "personal-page"})["href"] == "/"
+    assert (api.status_code, api.json()) == (
+        403,
+        {"error": f"Previewing prompts is for support staff; {who.id} may not preview them."},
+    )
+
+
+async def test_the_form_offers_the_people_seen_with_their_organisation_and_roles(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    await login_as(LENA)
+    await login_as(ADA)
+    await login_as(SAM)
+
+    page = tree(await client.get("/support/preview"))
+
+    options = page.one("select", {"name": "person"}).find_all("option")
+    assert [(o["value"], o.text) for o in options] == [
+        ("", "Choose a person…"),
+        ("sam", "sam · organisation berlin · support (onfile-support)"),
+        ("ada", "ada · organisation berlin · no roles"),
+        ("lena", "lena · organisation berlin · administers their organisation (onfile-admin)"),
+    ]
+    assert [a["data-nav"] for a in page.find_all("a", {"data-nav": True})] == ["preview"]
+
+
+async def test_a_preview_shows_the_exact_block_the_scopes_the_digest_and_what_was_left_out(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add(seed_berlin())
+    await login_as(ADA)
+    token = await login_as(SAM)
+    body = {"actor": {"id": "ada", "tenantRef": "berlin", "roles": []}, "threadId": "thr_9", "text": "pallet labels"}
+    agent = (
+        await client.post("/agent/runs/run_1/digest", json=body, headers={"Authorization": f"Bearer {AGENT_TOKEN}"})
+    ).json()
+
+    page = await show(client, token, person="ada", thread_id="thr_9", text="pallet labels")
+
+    result = page.one("section", {"data-preview-result": True})
+    assert result.one(attrs={"data-actor": True}).text == "ada · organisation berlin · no roles"
+    assert result.one("pre", {"data-block": True}).text.split() == agent["block"].split()
+    assert [li["data-scope"] for li in result.one(attrs={"data-scopes": True}).find_all("li")] == [
+        "actor:ada",
+        "tenant:berlin",
+        "global",
+    ]
+    assert [li.text for li in result.one(attrs={"data-scopes": True}).find_all("li")] == [
+        "actor:ada ada alone",
+        "tenant:berlin everyone in the organisation “berlin”",
+        "global everyone, in every organisation",
+    ]
+    assert [e["data-entry-key"] for e in result.find_all("li", {"data-entry-key": True})] == [
+        e["key"] for e in agent["entries"]
+    ]
+    assert result.one(attrs={"data-chars": True})["data-chars"] == str(len(agent["block"]))
+    assert result.one(attrs={"data-tokens": True}).text == f"about {(len(agent['block']) + 3) // 4} estimate"
+    assert result.one(attrs={"data-recalled": True})["data-recalled"] == "true"
+    left_out = {li["data-left-out-key"]: li["data-reason"] for li in result.find_all("li", {"data-left-out-key": True})}
+    assert left_out == {"units": "relevance", "tone": "relevance"}
+    assert result.find(attrs={"data-pinned-warning": True}) is None
+
+
+async def test_the_block_in_the_page_is_byte_identical(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add(seed_berlin())
+    token = await login_as(SAM)
+    body = {"actor": {"id": "ada", "tenantRef": "berlin"}, "text": ""}
+    agent = (
+        await client.post("/agent/runs/run_1/digest", json=body, headers={"Authorization": f"Bearer {AGENT_TOKEN}"})
+    ).json()
+
+    page = await show(client, token, actor_id="ada", tenant_ref="berlin")
+
+    pre = page.one("pre", {"data-block": True})
+    assert "".join(c for c in pre.children if isinstance(c, str)) == agent["block"]
+
+
+async def test_dropped_always_on_facts_get_a_prominent_warning(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add([shared(f"policy-{i}", f"rule {i}", pinned=True) for i in range(5)])
+    token = await login_as(SAM)
+
+    page = await show(client, token, actor_id="ada", tenant_ref="berlin")
+
+    warning = page.one(attrs={"data-pinned-warning": "2"})
+    assert warning["role"] == "alert"
+    assert "2 always-on facts were dropped from this block" in warning.text
+    assert page.one(attrs={"data-pinned-omitted": "2"}).text == "2"
+    reasons = {li["data-reason"] for li in page.find_all("li", {"data-left-out-key": True})}
+    assert reasons == {"budget"}
+
+
+async def test_a_typed_person_is_used_over_the_list_and_an_empty_choice_is_explained(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add([shared("labels", "customer first", "tenant:hamburg")])
+    token = await login_as(SAM)
+
+    typed = await show(client, token, person="sam", actor_id="kim", tenant_ref="hamburg", roles="staff, driver")
+    nobody = await client.post("/support/preview/show", data={"csrf_token": token})
+    too_long = await client.post("/support/preview/show", data={"csrf_token": token, "actor_id": "x" * 201})
+
+    assert typed.one(attrs={"data-actor": True}).text == "kim · organisation hamburg · staff; driver"
+    assert [e["data-entry-key"] for e in typed.find_all("li", {"data-entry-key": True})] == ["labels"]
+    assert nobody.status_code == too_long.status_code == 400
+    assert tree(nobody).one(attrs={"data-error": True}).text == "Choose a person from the list, or type their id."
+    assert tree(nobody).find(attrs={"data-preview-result": True}) is None
+    assert "at most 200 characters" in tree(too_long).one(attrs={"data-error": True}).text
+
+
+async def test_a_preview_writes_nothing_journals_nothing_and_is_audited(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add(seed_berlin())
+    before = await services.admin.shared_memories(Actor("x", "berlin", ("onfile-admin",)))
+    token = await login_as(SAM)
+
+    await show(client, token, actor_id="ada", tenant_ref="berlin", thread_id="thr_9", text="labels")
+    await client.post(
+        "/support/preview", json={"actor": {"id": "ada", "tenantRef": "berlin"}}, headers={"X-CSRF-Token": token}
+    )
+
+    assert await services.admin.shared_memories(Actor("x", "berlin", ("onfile-admin",))) == before
+    assert await services.journal.erase_actor("ada") == 0, "no run was journaled for her"
+    trail = await services.admin.audit_entries(LENA)
+    assert [(e.who, e.action, e.scope, e.after["actor"]["id"]) for e in trail] == [
+        ("sam", "preview", "tenant:berlin", "ada"),
+        ("sam", "preview", "tenant:berlin", "ada"),
+    ]
+
+
+async def test_with_memory_switched_off_the_preview_says_so_and_the_api_answers_off(settings: Settings) -> None:
+    off = settings.replace(memory_enabled=False)
+    services = await open_services(off, migrate=True)
+    await services.provider.add(seed_berlin())
+    person = Person(actor=SAM, name="Sam", email="sam@example.com", id_token="")
+    session_id = await start_session(services, person, None)
+    token = csrf_token(off.secret_key, session_id)
+    async with AsyncTestClient(app=create_app(off, services=services), base_url="http://127.0.0.1:8000") as client:
+        client.cookies.set(SESSION_COOKIE, session_id)
+        page = await show(client, token, actor_id="ada", tenant_ref="berlin")
+        api = await client.post("/support/preview", json={"actor": {"id": "ada"}}, headers={"X-CSRF-Token": token})
+    await services.close()
+
+    assert page.one(attrs={"data-memory-off": True})
+    assert page.one("pre", {"data-block": True}).text.startswith("<memory>"), "what it would be given, said so"
+    assert (api.json()["memory"], api.json()["block"], api.json()["entries"]) == ("off", "", [])
+
+
+async def test_stored_markup_is_inert_on_the_preview_page(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    hostile = '<script>alert(1)</script><img src=x onerror="alert(2)">'
+    await services.provider.add(
+        [shared("<b>key</b>", hostile), shared("tone", hostile, "actor:ada", author="agent", by="ada")]
+    )
+    token = await login_as(SAM)
+
+    response = await client.post(
+        "/support/preview/show", data={"csrf_token": token, "actor_id": '<i id="who">ada', "text": hostile}
+    )
+
+    page = tree(response)
+    assert page.find("script", {"src": False}) is None
+    assert page.find("img") is None
+    assert page.find("b") is None
+    assert page.find("i", {"id": "who"}) is None
+    assert "<script>alert(1)" not in response.text
