@@ -62,13 +62,23 @@ class PostgresServer:
             for path in (self._root, self._sockets):
                 shutil.chown(path, user=_POSTGRES_USER, group=_POSTGRES_USER)
         self._run("initdb", "-D", str(self._data), "-U", self.user, "--auth=trust", "-E", "UTF8")
-        options = (
+        self._run("pg_ctl", "-D", str(self._data), "-l", str(self._log), "-o", self._options(), "-w", "start")
+        self._running = True
+        return self
+
+    def _options(self) -> str:
+        return (
             f"-c listen_addresses=127.0.0.1 -p {self.port} -k {self._sockets} "
             "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         )
-        self._run("pg_ctl", "-D", str(self._data), "-l", str(self._log), "-o", options, "-w", "start")
-        self._running = True
-        return self
+
+    def pause(self) -> None:
+        """Stop the server, keeping its data (an outage): connections are cut, new ones refused."""
+        self._run("pg_ctl", "-D", str(self._data), "-m", "fast", "-w", "stop")
+
+    def resume(self) -> None:
+        """Start a paused server again on the same port, with the same data."""
+        self._run("pg_ctl", "-D", str(self._data), "-l", str(self._log), "-o", self._options(), "-w", "start")
 
     def stop(self) -> None:
         if self._running:

@@ -21,6 +21,7 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
+from store.persistence.outage import DATABASE_ERROR_TYPES
 from web.admin.actions import confirm_delete, delete_fact, edit_fact, edit_form, pin_fact
 from web.admin.api import admin_api_router, csrf_scheme, session_scheme
 from web.admin.audit import audit_download_csv, audit_download_json, audit_trail
@@ -28,7 +29,7 @@ from web.admin.pages import fact_row, publish_fact, shared_facts
 from web.agent_api import agent_router, bearer_scheme
 from web.auth.oidc import OidcClient, TransactionSealer
 from web.auth.routes import callback, login, logout, signed_out
-from web.errors import LoginRequiredError, login_required_handler
+from web.errors import LoginRequiredError, database_error_handler, login_required_handler
 from web.housekeeping import pruning_every
 from web.pages.memories import forget_on_page, memories, promote_on_page, undo_forget
 from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
@@ -141,7 +142,11 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
         lifespan=[lifespan],
         before_request=before_request,
         middleware=[SecurityHeadersMiddleware(headers)],
-        exception_handlers={LoginRequiredError: login_required_handler},
+        exception_handlers={
+            LoginRequiredError: login_required_handler,
+            # A database outage is a 503 saying so, and service resumes when the database is back.
+            **dict.fromkeys(DATABASE_ERROR_TYPES, database_error_handler),
+        },
         request_class=HTMXRequest,
         plugins=[HTMXPlugin()],
         template_config=TemplateConfig(
