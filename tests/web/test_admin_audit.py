@@ -182,3 +182,18 @@ async def test_stored_markup_is_inert_on_the_audit_page(client: AsyncTestClient[
     assert page.find("img") is None
     assert page.find("b") is None
     assert page.one("tr", {"data-audit-action": "write"}).one(attrs={"data-after": True}).text == hostile
+
+
+async def test_an_erasure_is_shown_with_what_it_removed(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await login_as(ADA)
+    erased = await services.admin.erase_person(LENA, ADA)
+    assert erased is not None
+    await login_as(LENA)
+
+    page = tree(await client.get("/admin/audit?action=erase"))
+
+    row = page.one("tr", {"data-audit-action": "erase"})
+    assert row.one(attrs={"data-detail": True}).text.startswith("Erased ada: 0 memories")
+    assert row.one("span", {"class": "action action-erase"}).text == "Erased a person"

@@ -148,6 +148,11 @@ def _detail(entry: AuditEntry) -> str:
     source = after.get("promotedFrom")
     if entry.action == "promote" and isinstance(source, dict):
         return f"Republished from {source.get('scope')} (memory {source.get('id')})"
+    if entry.action == "erase" and after.get("person"):
+        return (
+            f"Erased {after['person']}: {after.get('memories', 0)} memories, {after.get('conversations', 0)} "
+            f"conversations, {after.get('sessions', 0)} sessions"
+        )
     return ""
 
 
