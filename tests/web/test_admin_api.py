@@ -135,7 +135,8 @@ async def test_invalid_input_is_400_with_a_clear_message(
     response = await call(client, "POST", "/admin/memories", body, token)
 
     assert response.status_code == status
-    assert message in response.text
+    assert list(response.json()) == ["error"], "one shape for every refusal, parsing included"
+    assert message in response.json()["error"]
 
 
 async def test_edit_delete_and_pin_act_on_facts_at_administered_scopes(

@@ -15,9 +15,11 @@ import msgspec
 from litestar import Request, Response, Router, delete, post, put
 from litestar.datastructures import State
 from litestar.di import NamedDependency
+from litestar.exceptions import ValidationException
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example, SecurityScheme
 from litestar.params import Body, PathParameter
+from litestar.types import ExceptionHandlersMap
 
 from store.admin import NOT_ADMINISTERED, AdminOutcome
 from store.domain.administration import PinBudget
@@ -29,10 +31,14 @@ from web.errors import LoginRequiredError
 from web.services import Services
 
 __all__ = (
+    "API_EXCEPTIONS",
+    "INVALID",
+    "NO_SESSION",
     "SESSION_SECURITY",
     "BudgetOut",
     "SharedMemoryOut",
     "admin_api_router",
+    "api_invalid",
     "api_login_required",
     "csrf_scheme",
     "session_scheme",
@@ -102,6 +108,16 @@ def api_login_required(_: Request[Any, Any, State], __: LoginRequiredError) -> R
     return Response(ProblemOut("Log in to the dashboard first."), status_code=401)
 
 
+def api_invalid(_: Request[Any, Any, State], error: ValidationException) -> Response[ProblemOut]:
+    """A body, path or query that does not parse answers in the endpoints' one shape, `{"error"}`."""
+    extra = error.extra if isinstance(error.extra, list) else []
+    said = [str(item["message"]) for item in extra if isinstance(item, dict) and item.get("message")]
+    return Response(ProblemOut(f"The request is not valid: {'; '.join(said) or error.detail}"), status_code=400)
+
+
+API_EXCEPTIONS: ExceptionHandlersMap = {LoginRequiredError: api_login_required, ValidationException: api_invalid}
+
+
 def _budget_out(budget: PinBudget | None) -> BudgetOut | None:
     if budget is None:
         return None
@@ -136,9 +152,14 @@ _NOT_FOUND = ResponseSpec(
     description="Unknown, or not at a scope you administer",
     examples=[Example(value={"error": NOT_ADMINISTERED})],
 )
-_INVALID = ResponseSpec(
+NO_SESSION = ResponseSpec(
     ProblemOut,
-    description="Invalid input",
+    description="No dashboard session",
+    examples=[Example(value={"error": "Log in to the dashboard first."})],
+)
+INVALID = ResponseSpec(
+    ProblemOut,
+    description="Invalid input: empty, too long, not one line, or a body that does not parse",
     examples=[Example(value={"error": "The fact contains a line break. It must be a single line of plain text."})],
 )
 
@@ -152,7 +173,7 @@ _INVALID = ResponseSpec(
         "the scope's pin budget (its `warning` says when always-on facts would stop reaching prompts)."
     ),
     status_code=201,
-    responses={400: _INVALID, 403: _REFUSED},
+    responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED},
 )
 async def create_shared(
     services: NamedDependency[Services],
@@ -184,7 +205,7 @@ async def create_shared(
     "/{memory_id:str}",
     summary="Edit a shared fact",
     description="A new text for the fact; its id, key, scope and pin stay.",
-    responses={400: _INVALID, 403: _REFUSED, 404: _NOT_FOUND},
+    responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 404: _NOT_FOUND},
 )
 async def edit_shared(
     services: NamedDependency[Services],
@@ -202,7 +223,7 @@ async def edit_shared(
     summary="Delete a shared fact",
     description="The administrative delete the personal page refuses. Answers the record as it was.",
     status_code=200,
-    responses={403: _REFUSED, 404: _NOT_FOUND},
+    responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 404: _NOT_FOUND},
 )
 async def delete_shared(
     services: NamedDependency[Services], viewer: NamedDependency[Viewer], memory_id: MemoryId
@@ -229,6 +250,8 @@ async def delete_shared(
             description="Pinned or unpinned",
             examples=[Example(value={"record": _EXAMPLE_RECORD, "budget": _EXAMPLE_BUDGET})],
         ),
+        400: INVALID,
+        401: NO_SESSION,
         403: _REFUSED,
         404: _NOT_FOUND,
     },
@@ -249,5 +272,5 @@ admin_api_router = Router(
     route_handlers=[create_shared, edit_shared, delete_shared, pin_shared],
     tags=["administration"],
     security=SESSION_SECURITY,
-    exception_handlers={LoginRequiredError: api_login_required},
+    exception_handlers=API_EXCEPTIONS,
 )

@@ -24,11 +24,10 @@ from litestar.params import Body
 from litestar.response import Template
 
 from store import Actor
-from web.admin.api import SESSION_SECURITY, api_login_required
+from web.admin.api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
 from web.admin.area import NO_STORE, area_view, elevation_of, forbidden
 from web.agent_api import DIGEST_EXAMPLE, DigestIn, DigestOut, ProblemOut, digest_out
 from web.auth.sessions import Viewer
-from web.errors import LoginRequiredError
 from web.services import Services
 from web.support.views import PreviewPage, preview_form, preview_result
 
@@ -132,13 +131,15 @@ async def show_preview(
     tags=["support"],
     security=SESSION_SECURITY,
     responses={
+        400: INVALID,
+        401: NO_SESSION,
         403: ResponseSpec(
             ProblemOut,
             description="The caller may not preview prompts",
             examples=[Example(value={"error": "Previewing prompts is for support staff; lena may not preview them."})],
-        )
+        ),
     },
-    exception_handlers={LoginRequiredError: api_login_required},
+    exception_handlers=API_EXCEPTIONS,
 )
 async def preview_api(
     services: NamedDependency[Services],
