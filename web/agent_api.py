@@ -16,6 +16,7 @@ from litestar.connection import ASGIConnection
 from litestar.di import NamedDependency
 from litestar.exceptions import NotAuthorizedException
 from litestar.handlers.base import BaseRouteHandler
+from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example, SecurityScheme
 from litestar.params import Body, PathParameter
 
@@ -152,6 +153,15 @@ def _digest_out(run: RunMemory) -> DigestOut:
     return digest_out(run.digest, block=run.block, writable=run.writable, tools=run.tools)
 
 
+def _problem(error: Exception, status: int) -> Response[Any]:
+    """A refusal, in the documented `{"error"}` shape (kept apart from the 200 answer's schema, so
+    that `{"ok": false, "error"}` is one thing, not two)."""
+    return Response(ProblemOut(str(error)), status_code=status)
+
+
+_CONFLICT = ResponseSpec(ProblemOut, description="Another actor's run, or a remember call before the run's digest")
+_GONE = ResponseSpec(ProblemOut, description="The run's journal was pruned: start a new run")
+
 DIGEST_EXAMPLE = {
     "actor": {"id": "u1", "tenantRef": "berlin", "roles": ["staff"]},
     "threadId": "thr_42",
@@ -169,13 +179,13 @@ DIGEST_EXAMPLE = {
         "actor is refused with 409."
     ),
     status_code=200,
-    responses={},
+    responses={409: _CONFLICT, 410: _GONE},
 )
 async def run_digest(
     services: NamedDependency[Services],
     run_id: PathId,
     data: Annotated[DigestIn, Body(examples=[Example(summary="A turn", value=DIGEST_EXAMPLE)])],
-) -> Response[DigestOut | ProblemOut]:
+) -> Response[DigestOut]:
     if not services.settings.memory_enabled:
         off = DigestOut("off", [], [], 0, 0, False, "", False, [])
         return Response(off)
@@ -183,9 +193,9 @@ async def run_digest(
     try:
         run = await services.runs.begin(run_id, actor=actor, thread_id=data.thread_id, text=data.text)
     except RunActorMismatchError as error:
-        return Response(ProblemOut(str(error)), status_code=409)
+        return _problem(error, 409)
     except RunPrunedError as error:
-        return Response(ProblemOut(str(error)), status_code=410)
+        return _problem(error, 410)
     return Response(_digest_out(run))
 
 
@@ -199,6 +209,7 @@ async def run_digest(
         "with no recorded digest is 409."
     ),
     status_code=200,
+    responses={409: _CONFLICT, 410: _GONE},
 )
 async def run_remember(
     services: NamedDependency[Services],
@@ -211,15 +222,15 @@ async def run_remember(
             ]
         ),
     ],
-) -> Response[RememberOut | ProblemOut]:
+) -> Response[RememberOut]:
     if not services.settings.memory_enabled:
         return Response(RememberOut(ok=False, error=MEMORY_OFF))
     try:
         outcome = await services.runs.remember(run_id, call_id=data.call_id, key=data.key, fact=data.fact)
     except RunNotStartedError as error:
-        return Response(ProblemOut(str(error)), status_code=409)
+        return _problem(error, 409)
     except RunPrunedError as error:
-        return Response(ProblemOut(str(error)), status_code=410)
+        return _problem(error, 410)
     if outcome.record is None:
         return Response(RememberOut(ok=False, error=outcome.error))
     return Response(RememberOut(ok=True, record=msgspec.convert(record_to_json(outcome.record), RecordOut)))
