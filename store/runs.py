@@ -39,7 +39,13 @@ def remember_position(call_id: str) -> str:
 
 class Journal(Protocol):
     async def checkpoint(
-        self, run_id: str, position: str, compute: Callable[[], Awaitable[Any]], *, actor_id: str | None = None
+        self,
+        run_id: str,
+        position: str,
+        compute: Callable[[], Awaitable[Any]],
+        *,
+        actor_id: str | None = None,
+        exclusive: bool = False,
     ) -> Any: ...
 
 
@@ -152,7 +158,9 @@ class MemoryRuns:
             return _outcome_to_json(outcome)
 
         position = remember_position(call_id)
-        return _outcome_from_json(await self._journal.checkpoint(run_id, position, execute, actor_id=run.actor.id))
+        # exclusive: a write must happen once, even when replays of one call race (on any process).
+        outcome = await self._journal.checkpoint(run_id, position, execute, actor_id=run.actor.id, exclusive=True)
+        return _outcome_from_json(outcome)
 
 
 def _outcome_to_json(outcome: WriteOutcome) -> dict[str, Any]:

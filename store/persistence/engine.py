@@ -21,6 +21,7 @@ import os
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,6 +35,7 @@ __all__ = (
     "DEFAULT_DATABASE_URL",
     "database_url_from_environment",
     "is_sqlite",
+    "joined_writes",
     "open_engine",
     "printable_url",
     "reading",
@@ -88,7 +90,12 @@ async def reading(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
 @asynccontextmanager
 async def writing(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
     """A write transaction, committed on success. On SQLite it takes the write lock up front, after
-    this process's other writers (see the module's docstring)."""
+    this process's other writers (see the module's docstring). Inside `joined_writes(engine)` it is
+    that block's transaction instead."""
+    joined = _joined.get()
+    if joined is not None and joined[0] is engine:
+        yield joined[1]
+        return
     flavours = _flavours(engine)
     if flavours.writers is None:
         async with flavours.writer.begin() as connection:
@@ -96,6 +103,21 @@ async def writing(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
         return
     async with flavours.writers.turn(), flavours.writer.begin() as connection:
         yield connection
+
+
+_joined: ContextVar[tuple[AsyncEngine, AsyncConnection] | None] = ContextVar("onfile_joined_writes", default=None)
+
+
+@asynccontextmanager
+async def joined_writes(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """One write transaction that every `writing(engine)` entered inside the block (by this task, in
+    sequence) joins instead of opening its own: all of it commits together, or none of it does."""
+    async with writing(engine) as connection:
+        token = _joined.set((engine, connection))
+        try:
+            yield connection
+        finally:
+            _joined.reset(token)
 
 
 class _WriterQueue:

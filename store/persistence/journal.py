@@ -2,11 +2,14 @@
 
 A position is written at most once. `checkpoint` returns what is stored when there is something, and
 otherwise computes, stores and returns — atomically: two processes racing on one position may both
-compute, but only the first insert is kept and both get that stored answer back.
+compute, but only the first insert is kept and both get that stored answer back. A computation that
+writes (a `remember` call) must not run twice, so an `exclusive` checkpoint computes under a lock on
+its position, in the same transaction that stores it: a racer waits, then reads the stored answer.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
@@ -15,7 +18,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from store.persistence.engine import reading, writing
+from store.persistence.engine import joined_writes, reading, writing
 from store.persistence.tables import PrunedRunRow, RunCheckpointRow, table_of
 from store.persistence.types import utc_now
 
@@ -44,19 +47,28 @@ class RunJournal:
         self._clock = clock
 
     async def checkpoint(
-        self, run_id: str, position: str, compute: Callable[[], Awaitable[Any]], *, actor_id: str | None = None
+        self,
+        run_id: str,
+        position: str,
+        compute: Callable[[], Awaitable[Any]],
+        *,
+        actor_id: str | None = None,
+        exclusive: bool = False,
     ) -> Any:
         """The payload stored at (run_id, position); when there is none, `compute()`'s result, stored
         (for `actor_id`, whom the run is for). A pruned run raises `RunPrunedError` instead.
 
         `compute` runs outside any transaction (it may be slow: a search, a model call), so it can run
-        in two racing processes at once; the store keeps the first insert and everyone returns it."""
+        in two racing processes at once; the store keeps the first insert and everyone returns it.
+        With `exclusive` it runs at most once: see `_compute_exclusively`."""
         async with reading(self._engine) as connection:
             found, stored = await _stored_payload(connection, run_id, position)
             if not found and await _was_pruned(connection, run_id):
                 raise RunPrunedError(run_id)
         if found:
             return stored
+        if exclusive:
+            return await self._compute_exclusively(run_id, position, compute, actor_id)
         payload = await compute()
         async with writing(self._engine) as connection:
             statement = _insert_once(connection.dialect.name, run_id, position, payload, self._clock(), actor_id)
@@ -65,6 +77,28 @@ class RunJournal:
         if not found:  # pragma: no cover - the row was just inserted or already there, in this transaction
             msg = f"checkpoint {run_id}/{position} vanished while being written"
             raise RuntimeError(msg)
+        return stored
+
+    async def _compute_exclusively(
+        self, run_id: str, position: str, compute: Callable[[], Awaitable[Any]], actor_id: str | None
+    ) -> Any:
+        """Compute and store in one transaction that first locks the position — PostgreSQL's
+        transaction-level advisory lock; on SQLite the write lock its write transactions take up front —
+        so a racer for the same position waits and then finds the answer stored. `compute`'s own writes
+        join the transaction (`joined_writes`): the write and its checkpoint commit together or not at
+        all, so a process killed in between leaves neither. (They join only when they write through this
+        journal's engine, as OnFile's services and SDK do; on SQLite another engine's writer would wait
+        for this transaction.)"""
+        async with joined_writes(self._engine) as connection:
+            if connection.dialect.name == "postgresql":
+                await connection.execute(select(func.pg_advisory_xact_lock(_lock_key(run_id, position))))
+            found, stored = await _stored_payload(connection, run_id, position)
+            if found:
+                return stored
+            payload = await compute()
+            statement = _insert_once(connection.dialect.name, run_id, position, payload, self._clock(), actor_id)
+            await connection.execute(statement)
+            _, stored = await _stored_payload(connection, run_id, position)
         return stored
 
     async def checkpoints(self, run_id: str) -> dict[str, Any]:
@@ -101,6 +135,12 @@ class RunJournal:
         async with writing(self._engine) as connection:
             result = await connection.execute(delete(journal).where(journal.c.actor_id == actor_id))
         return result.rowcount
+
+
+def _lock_key(run_id: str, position: str) -> int:
+    """A position as a signed 64-bit advisory lock key (a collision only makes two positions wait for each other)."""
+    digest = hashlib.blake2b(f"onfile-journal\0{run_id}\0{position}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 async def _was_pruned(connection: AsyncConnection, run_id: str) -> bool:

@@ -1,0 +1,78 @@
+"""Replays of one `remember` call racing in two processes (two engines, two pools) write once, on SQLite
+and PostgreSQL; and a write whose checkpoint never got stored leaves no row behind.
+
+The write is slowed down so that both racers have read "nothing recorded yet" before either stores
+its answer: without a lock on the position, both would write."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from store import Actor, MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext
+from store.persistence import ConversationRegistry, RunJournal, SqlMemoryProvider, open_engine
+from store.runs import MemoryRuns
+
+ADA = Actor(id="ada", tenant_ref="berlin")
+
+
+class SlowCountingProvider(SqlMemoryProvider):
+    """The SQL provider, with every write counted and held for a moment before it reaches the database."""
+
+    writes: list[str] = []  # noqa: RUF012 - shared on purpose: both "processes" count into one list
+
+    async def write(self, *, key: str, text: str, scope: str, origin: MemoryOrigin, ctx: ScopeContext) -> MemoryRecord:
+        type(self).writes.append(text)
+        await asyncio.sleep(0.3)
+        return await super().write(key=key, text=text, scope=scope, origin=origin, ctx=ctx)
+
+
+def runs_over(engine: AsyncEngine) -> MemoryRuns:
+    config = MemoryConfig(provider=SlowCountingProvider(engine))
+    return MemoryRuns(config, RunJournal(engine), ConversationRegistry(engine))
+
+
+async def test_replays_of_one_call_racing_in_two_processes_write_once(database_url: str) -> None:
+    SlowCountingProvider.writes = []
+    engines = [open_engine(database_url) for _ in range(2)]
+    try:
+        first, second = (runs_over(engine) for engine in engines)
+        await first.begin("run_1", actor=ADA, thread_id="thr_1", text="")
+
+        outcomes = await asyncio.gather(
+            first.remember("run_1", call_id="call_1", key="tone", fact="from the first process"),
+            second.remember("run_1", call_id="call_1", key="tone", fact="from the second process"),
+        )
+        stored: Sequence[MemoryRecord] = await SqlMemoryProvider(engines[0]).list(
+            scopes=["actor:ada"], ctx=ScopeContext(actor=ADA)
+        )
+    finally:
+        for engine in engines:
+            await engine.dispose()
+
+    assert len(SlowCountingProvider.writes) == 1, SlowCountingProvider.writes
+    assert outcomes[0] == outcomes[1]
+    assert [(r.text, r.updated_at) for r in stored] == [(outcomes[0].record.text, outcomes[0].record.updated_at)]  # type: ignore[union-attr]
+
+
+class FailingAfterTheWrite(SqlMemoryProvider):
+    async def write(self, *, key: str, text: str, scope: str, origin: MemoryOrigin, ctx: ScopeContext) -> MemoryRecord:
+        await super().write(key=key, text=text, scope=scope, origin=origin, ctx=ctx)
+        msg = "the process died between the write and its checkpoint"
+        raise RuntimeError(msg)
+
+
+async def test_a_write_whose_checkpoint_was_never_stored_is_not_kept(engine: AsyncEngine) -> None:
+    runs = MemoryRuns(
+        MemoryConfig(provider=FailingAfterTheWrite(engine)), RunJournal(engine), ConversationRegistry(engine)
+    )
+    await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="")
+
+    with pytest.raises(RuntimeError, match="between the write and its checkpoint"):
+        await runs.remember("run_1", call_id="call_1", key="tone", fact="half done")
+
+    assert await SqlMemoryProvider(engine).list(scopes=["actor:ada"], ctx=ScopeContext(actor=ADA)) == ()
+    assert "tool:call_1" not in await RunJournal(engine).checkpoints("run_1")
