@@ -97,7 +97,8 @@ async def test_forgetting_your_own_override_reveals_the_wider_value(
     revealed = answer.one("section", {"data-group": "organisation"}).one("li", {"data-entry": "m_org"})
     assert revealed.one(attrs={"data-fact": True}).text == "kilometres"
     assert answer.one(attrs={"data-notice-detail": True}).text == (
-        "Your organisation's default is “kilometres”, and that now applies to you."
+        "Your organisation's default is “kilometres”, and that now applies to you. "
+        "Conversations already in progress may still see it until they finish, at most 48 hours."
     )
     assert await keys_on_page(client) == [("m_tone", "tone"), ("m_org", "units")]
 

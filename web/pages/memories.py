@@ -113,7 +113,7 @@ async def forget_on_page(
     notice = NoticeView(
         kind="forgotten",
         message=f"Forgotten: “{entry.key}”.",
-        detail=_revealed(entry, viewer),
+        detail=" ".join(part for part in (_revealed(entry, viewer), _in_flight(services)) if part),
         undo_token=undo_token(services, viewer, entry, now),
     )
     if not request.htmx:
@@ -235,6 +235,12 @@ def _forget_problem(outcome: ForgetOutcome, entry: DigestEntry | None, viewer: V
 def _undo_problem(outcome: RestoreOutcome) -> _Problem:
     status = {"expired": 410, "superseded": 409}.get(outcome.status, 403)
     return _Problem(status, "That can't be undone", outcome.reason)
+
+
+def _in_flight(services: Services) -> str:
+    """The honest limit of forgetting: runs already resolved keep their recorded prompt."""
+    hours = services.settings.journal_retention_hours
+    return f"Conversations already in progress may still see it until they finish, at most {hours} hours."
 
 
 def _revealed(entry: DigestEntry, viewer: Viewer) -> str:
