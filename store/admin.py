@@ -273,6 +273,14 @@ class Administration:
             return True
         return await self._gate.administers(actor, "global")
 
+    async def erasable_people(self, actor: Actor) -> list[Actor]:
+        """The people seen that `actor` may erase, most recently seen first."""
+        return [p for p in await self._people.recent() if await self.may_erase(actor, p)]
+
+    async def own_memory_count(self, person: Actor) -> int:
+        """How many memories are held at the person's own scope (what an erasure would remove)."""
+        return len(await self._provider.list(scopes=[own_scope(person)], ctx=ScopeContext(actor=person)))
+
     async def erase_person(self, actor: Actor, person: Actor) -> Erasure | None:
         """Remove a person: their own-scope memories, their journaled digests and remember outcomes,
         their conversation-registry rows, their sessions and the record of having seen them; drop the

@@ -26,6 +26,7 @@ from web.admin.actions import confirm_delete, delete_fact, edit_fact, edit_form,
 from web.admin.api import admin_api_router, csrf_scheme, session_scheme
 from web.admin.audit import audit_download_csv, audit_download_json, audit_trail
 from web.admin.pages import fact_row, publish_fact, shared_facts
+from web.admin.people import confirm_erasure, erase_person, people
 from web.agent_api import agent_router, bearer_scheme
 from web.auth.oidc import OidcClient, TransactionSealer
 from web.auth.routes import callback, login, logout, signed_out
@@ -123,6 +124,9 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             delete_fact,
             pin_fact,
             audit_trail,
+            people,
+            confirm_erasure,
+            erase_person,
             audit_download_csv,
             audit_download_json,
             admin_api_router,

@@ -44,7 +44,7 @@ __all__ = (
     "read_notice",
 )
 
-Section = Literal["facts", "audit", "preview"]
+Section = Literal["facts", "audit", "people", "preview"]
 NOTICE_COOKIE = "onfile_admin_notice"
 NOTICE_SECONDS = 10 * 60
 # Administrative pages are never cached, and one URL answers a page or a fragment.
@@ -93,7 +93,11 @@ class AreaView:
 def area_view(viewer: Viewer, elevation: Elevation, current: Section | None) -> AreaView:
     items: list[tuple[Section, str, str]] = []
     if elevation.administers:
-        items += [("facts", "/admin", "Shared facts"), ("audit", "/admin/audit", "Audit trail")]
+        items += [
+            ("facts", "/admin", "Shared facts"),
+            ("audit", "/admin/audit", "Audit trail"),
+            ("people", "/admin/people", "People"),
+        ]
     if elevation.may_preview:
         items.append(("preview", "/support/preview", "Prompt preview"))
     return AreaView(

@@ -1,0 +1,105 @@
+"""Erasing a person (`/admin/people`): for an administrator of that person's organisation, or a
+global administrator. A confirmation says what goes and what stays; the erasure itself is
+`store.admin.Administration.erase_person`, which decides who may and records that it happened."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from litestar import get, post
+from litestar.di import NamedDependency
+from litestar.params import FromPath
+from litestar.response import Template
+
+from store import Actor
+from web.admin.area import NO_STORE, AreaView, area_view, elevation_of, forbidden
+from web.auth.sessions import Viewer
+from web.services import Services
+
+__all__ = ("confirm_erasure", "erase_person", "people")
+
+
+@dataclass(frozen=True, slots=True)
+class PersonView:
+    id: str
+    organisation: str
+    roles: str
+
+
+@dataclass(frozen=True, slots=True)
+class PeoplePage:
+    area: AreaView
+    people: tuple[PersonView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ErasurePage:
+    area: AreaView
+    person: PersonView
+    memories: int
+    retention_hours: int
+    done: bool = False
+    checkpoints: int = 0
+    conversations: int = 0
+    sessions: int = 0
+
+
+def _person(actor: Actor) -> PersonView:
+    return PersonView(
+        id=actor.id,
+        organisation=actor.tenant_ref or "no organisation",
+        roles=", ".join(actor.roles) if actor.roles else "no roles",
+    )
+
+
+async def _erasable(services: Services, viewer: Viewer, person_id: str) -> Actor | None:
+    return next((p for p in await services.admin.erasable_people(viewer.actor) if p.id == person_id), None)
+
+
+@get("/admin/people", name="admin_people", include_in_schema=False)
+async def people(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Template:
+    elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return forbidden(viewer, elevation, "people")
+    found = await services.admin.erasable_people(viewer.actor)
+    page = PeoplePage(area=area_view(viewer, elevation, "people"), people=tuple(_person(p) for p in found))
+    return Template("admin/people.html", context={"page": page, "area": page.area}, headers=NO_STORE)
+
+
+@get("/admin/people/{person_id:str}/erase", name="admin_confirm_erasure", include_in_schema=False)
+async def confirm_erasure(
+    services: NamedDependency[Services], viewer: NamedDependency[Viewer], person_id: FromPath[str]
+) -> Template:
+    elevation = await elevation_of(services, viewer.actor)
+    person = await _erasable(services, viewer, person_id)
+    if person is None:
+        return forbidden(viewer, elevation, "people")
+    page = ErasurePage(
+        area=area_view(viewer, elevation, "people"),
+        person=_person(person),
+        memories=await services.admin.own_memory_count(person),
+        retention_hours=services.settings.journal_retention_hours,
+    )
+    return Template("admin/erase.html", context={"page": page, "area": page.area}, headers=NO_STORE)
+
+
+@post("/admin/people/{person_id:str}/erase", name="admin_erase", status_code=200, include_in_schema=False)
+async def erase_person(
+    services: NamedDependency[Services], viewer: NamedDependency[Viewer], person_id: FromPath[str]
+) -> Template:
+    elevation = await elevation_of(services, viewer.actor)
+    person = await _erasable(services, viewer, person_id)
+    erasure = None if person is None else await services.admin.erase_person(viewer.actor, person)
+    if person is None or erasure is None:
+        return forbidden(viewer, elevation, "people")
+    page = ErasurePage(
+        area=area_view(viewer, elevation, "people"),
+        person=_person(person),
+        memories=erasure.memories,
+        retention_hours=services.settings.journal_retention_hours,
+        done=True,
+        checkpoints=erasure.checkpoints,
+        conversations=erasure.conversations,
+        sessions=erasure.sessions,
+    )
+    return Template("admin/erase.html", context={"page": page, "area": page.area}, headers=NO_STORE)
