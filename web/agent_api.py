@@ -7,6 +7,7 @@ no browser credential is accepted. The runtime asserts the actor it runs for.
 from __future__ import annotations
 
 import hmac
+import re
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -29,6 +30,17 @@ from web.services import Services
 __all__ = ("DigestIn", "DigestOut", "ProblemOut", "RecordOut", "agent_router", "bearer_scheme", "digest_out")
 
 Id = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+
+
+def _plain(name: str, *values: str | None) -> None:
+    """Ids and names are plain text: a control character (a NUL above all, which PostgreSQL cannot
+    even compare) names nothing OnFile stores. Raised here, it is a 400 naming the field."""
+    if any(value is not None and _CONTROL.search(value) for value in values):
+        msg = f"{name} contains a control character; ids and names are plain text"
+        raise ValueError(msg)
+
+
 PathId = Annotated[str, PathParameter(min_length=1, max_length=200)]
 MEMORY_OFF = "Memory is switched off on this OnFile: no digest is resolved, nothing is written or journaled."
 
@@ -38,11 +50,17 @@ class ActorIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     tenant_ref: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
     roles: Annotated[list[Id], msgspec.Meta(max_length=50)] = msgspec.field(default_factory=list)
 
+    def __post_init__(self) -> None:
+        _plain("actor", self.id, self.tenant_ref, *self.roles)
+
 
 class DigestIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     actor: ActorIn
     thread_id: Id | None = None
     text: Annotated[str, msgspec.Meta(max_length=100_000)] = ""
+
+    def __post_init__(self) -> None:
+        _plain("threadId", self.thread_id)
 
 
 class OverrideOut(msgspec.Struct, rename="camel"):
@@ -90,6 +108,9 @@ class RememberIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     key: Annotated[str, msgspec.Meta(max_length=10_000)]
     fact: Annotated[str, msgspec.Meta(max_length=100_000)]
 
+    def __post_init__(self) -> None:
+        _plain("callId", self.call_id)  # the key and the fact are the model's: refused as ok=false
+
 
 class RememberOut(msgspec.Struct, rename="camel", omit_defaults=True):
     ok: bool
@@ -99,6 +120,9 @@ class RememberOut(msgspec.Struct, rename="camel", omit_defaults=True):
 
 class DroppedRunsIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     run_ids: Annotated[list[Id], msgspec.Meta(min_length=1, max_length=10_000)]
+
+    def __post_init__(self) -> None:
+        _plain("runIds", *self.run_ids)
 
 
 class ThreadOut(msgspec.Struct, rename="camel"):

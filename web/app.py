@@ -35,7 +35,7 @@ from web.housekeeping import pruning_every
 from web.pages.memories import forget_on_page, memories, promote_on_page, undo_forget
 from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
 from web.readback import delete_memory, list_memories
-from web.security import SecurityHeadersMiddleware, csrf_failure, security_headers
+from web.security import SecurityHeadersMiddleware, csrf_failure, refuse_control_characters, security_headers
 from web.services import Services, open_services
 from web.settings import Settings
 from web.support.preview import preview_api, preview_page, show_preview
@@ -92,6 +92,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
         return state.services  # type: ignore[no-any-return]
 
     async def before_request(request: Request[Any, Any, State]) -> Response[str] | None:
+        refuse_control_characters(request)
         return await csrf_failure(request, settings)
 
     def configure_jinja(engine: JinjaTemplateEngine) -> None:

@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 import hmac
+import re
 from urllib.parse import urlsplit
 
 from litestar import Request, Response
 from litestar.datastructures import State
 from litestar.enums import ScopeType
+from litestar.exceptions import ValidationException
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 from web.auth.sessions import SESSION_COOKIE, csrf_token
 from web.settings import Settings
 
 __all__ = (
+    "CONTROL_IN_ADDRESS",
     "CSRF_FIELD",
     "CSRF_HEADER",
     "SecurityHeadersMiddleware",
     "content_security_policy",
     "csrf_failure",
+    "refuse_control_characters",
     "safe_next_path",
     "security_headers",
 )
@@ -26,6 +30,10 @@ __all__ = (
 CSRF_HEADER = "x-csrf-token"
 CSRF_FIELD = "csrf_token"
 _UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+CONTROL_IN_ADDRESS = (
+    "The address contains a control character (such as %00 or a line break); no id or name OnFile stores contains one."
+)
 # Routes an agent runtime calls with a bearer token: no cookie is accepted there, so no CSRF either.
 _BEARER_PREFIXES = ("/agent/runs/", "/agent/threads/")
 
@@ -79,6 +87,14 @@ async def csrf_failure(request: Request[object, object, State], settings: Settin
         status_code=403,
         media_type="text/plain",
     )
+
+
+def refuse_control_characters(request: Request[object, object, State]) -> None:
+    """An address whose path decodes to a control character names nothing OnFile stores — and
+    PostgreSQL cannot even compare a NUL — so it is refused as invalid input before any handler
+    looks it up (a 400, in the shape the route answers invalid input with)."""
+    if _CONTROL.search(request.url.path):
+        raise ValidationException(detail=CONTROL_IN_ADDRESS)
 
 
 def safe_next_path(candidate: str | None) -> str:

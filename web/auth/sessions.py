@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
@@ -21,6 +22,9 @@ __all__ = ("LOGIN_COOKIE", "SESSION_COOKIE", "Viewer", "csrf_token", "end_sessio
 SESSION_COOKIE = "onfile_session"
 LOGIN_COOKIE = "onfile_login"
 _TOUCH_EVERY = timedelta(seconds=60)
+# What `DashboardSessions.create` issues: 32 random bytes, URL-safe base64 (43 characters). The bound
+# is looser so that a longer id from a later version still reads.
+_SESSION_ID = re.compile(r"[A-Za-z0-9_-]{16,128}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +65,8 @@ async def start_session(services: Services, person: Person, previous_session_id:
 
 async def load_viewer(services: Services, session_id: str | None, *, now: datetime | None = None) -> Viewer | None:
     """The live session's viewer, or None (no cookie, unknown, idle too long, or past its maximum age)."""
-    if not session_id:
-        return None
+    if not session_id or not _SESSION_ID.fullmatch(session_id):
+        return None  # not an id OnFile issues (a corrupted or forged cookie): no need to ask the database
     session = await services.sessions.get(session_id)
     if session is None:
         return None
