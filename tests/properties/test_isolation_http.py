@@ -16,7 +16,7 @@ from tests.properties.world import SCOPE_POOL, World, markers_in, property_setti
 from web.services import Services
 
 _runs = itertools.count()
-UNKNOWN_IDS = ("mem_unknown", "mem_w999", "mem_w000 ", "%00", "MEM_W000")
+UNKNOWN_IDS = ("mem_unknown", "mem_w999", "mem_w000 ", "mem_w000%20x", "MEM_W000")  # a NUL is a 400: test_hostile_ids
 
 
 @property_settings(200)
