@@ -324,6 +324,9 @@ def soak(options: Options) -> Report:
                 print(f"NOTE: the server logged {tracebacks} tracebacks; see its log")
         finally:
             server.stop()
+            kept = Path(tempfile.gettempdir()) / "onfile-soak-server.log"
+            shutil.copyfile(server.log_path, kept)
+            print(f"the server's log: {kept}")
     return Report(options, outcome, sampler.samples)
 
 
