@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Insert, Row, bindparam, case, delete, or_, select, text, update
+from sqlalchemy import ColumnElement, Insert, Row, bindparam, case, delete, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -138,30 +138,27 @@ async def upsert_record(
 
 
 async def delete_record_at_scope(connection: AsyncConnection, *, id: str, scope: str) -> bool:
-    """Delete the record `id` only if it is held at `scope`; whether a row went."""
+    """Delete the record `id` only if it is held at `scope`; whether a row went.
+
+    What a delete leaves in the search index: on SQLite the FTS5 index marks the row's words deleted at
+    once (no search finds them) but keeps their bytes in older segments until its automatic merges
+    rewrite them. SQLite 3.40 has no secure-delete for FTS5, and running `optimize` after every delete
+    corrupted the database under concurrent load (RELIABILITY.md), so it is not done. On PostgreSQL
+    the index entry goes with the row (its dead version until vacuum)."""
     result = await connection.execute(delete(memory).where(memory.c.id == id, memory.c.scope == scope))
-    return await _purged(connection, result.rowcount) > 0
-
-
-async def _purged(connection: AsyncConnection, deleted: int) -> int:
-    """After a delete on SQLite, rewrite the full-text index so the deleted words leave it now, not at
-    some later merge (SQLite before 3.42 has no secure-delete for FTS5). It costs a pass over the index,
-    about 0.1 s per 100,000 memories, paid only when something was forgotten."""
-    if deleted and connection.dialect.name == "sqlite":
-        await connection.execute(text("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')"))
-    return deleted
+    return result.rowcount > 0
 
 
 async def delete_records_at_scope(connection: AsyncConnection, *, scope: str) -> int:
     """Delete every record held at `scope`; how many went."""
     result = await connection.execute(delete(memory).where(memory.c.scope == scope))
-    return await _purged(connection, result.rowcount)
+    return result.rowcount
 
 
 async def delete_record(connection: AsyncConnection, *, id: str) -> bool:
     """Delete the record `id` whatever its scope (the administrative delete); whether a row went."""
     result = await connection.execute(delete(memory).where(memory.c.id == id))
-    return await _purged(connection, result.rowcount) > 0
+    return result.rowcount > 0
 
 
 async def record_at(connection: AsyncConnection, *, scope: str, key: str) -> MemoryRecord | None:
