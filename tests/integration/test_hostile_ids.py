@@ -112,11 +112,6 @@ async def test_an_id_in_a_body_holding_a_control_character_is_a_400_naming_it(
     assert "contains a control character" in answer.text
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="web/support/preview.py: the preview form takes an id or organisation with a control character; "
-    "on PostgreSQL the audit entry of the look cannot be stored, a 500 (reported with issue 7)",
-)
 @pytest.mark.parametrize("field", ["actor_id", "tenant_ref"])
 async def test_the_preview_forms_id_or_organisation_holding_a_control_character_is_a_400(
     client: AsyncTestClient[Litestar], settings: Settings, field: str

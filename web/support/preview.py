@@ -58,6 +58,8 @@ class PreviewForm:
                 f"An id, an organisation, a role or a thread id is at most {_LIMIT} characters, there are at "
                 f"most 50 roles, and a turn text is at most {_TEXT_LIMIT:,} characters."
             )
+        if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for v in (typed, tenant, self.thread_id, *roles) for ch in v):
+            return "An id, an organisation, a role or a thread id cannot contain a control character."
         if typed:
             return Actor(id=typed, tenant_ref=tenant or None, roles=roles)
         if not self.person:
