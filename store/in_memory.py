@@ -10,24 +10,17 @@ from __future__ import annotations
 
 import builtins
 import itertools
-import re
 from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 
 from msgspec.structs import replace
 
+from store.domain.relevance import CorpusStats, bm25_score, query_words, record_words
 from store.domain.scopes import own_scope, scope_ranks
 from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext
 from store.provider import WriteRefusedError
 
-__all__ = ("InMemoryMemoryProvider", "search_words")
-
-_WORD = re.compile(r"\w+")
-
-
-def search_words(text: str) -> frozenset[str]:
-    """The words a search matches on: runs of letters, digits and underscores, case-folded."""
-    return frozenset(_WORD.findall(text.casefold()))
+__all__ = ("InMemoryMemoryProvider",)
 
 
 def _utc_now() -> datetime:
@@ -110,20 +103,23 @@ class InMemoryMemoryProvider:
     async def search(
         self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext
     ) -> Sequence[MemoryRecord]:
-        """Word overlap between the query and a record's key and text. A key scores its best record;
-        ties go to the narrower scope, then the newest, then the key. A query with no words is a list
-        read: every record at the scopes, narrowest scope first, newest first within it.
+        """Okapi BM25 between the query's words and a record's key and text, each word's document count
+        taken within the record's scope (`store.domain.relevance`, as SQLite's index ranks). A key
+        scores its best record; ties go to the narrower scope, then the newest, then the key. A query
+        with no words is a list read: every record at the scopes, narrowest scope first, newest first.
 
         A pinned key comes back with all its records, not only the pinned one: a pin belongs to the
         question, so a personal override of a pinned organisation fact must ride along with it."""
         ranks = scope_ranks(scopes)
         in_scope = [r for r in self._by_id.values() if r.scope in ranks]
-        words = search_words(query)
+        words = query_words(query)
         if not words:
             return tuple(sorted(in_scope, key=lambda r: (ranks[r.scope], -r.updated_at.timestamp(), r.key)))
-        best: dict[str, tuple[int, int, float]] = {}
+        held = {r.id: record_words(r.key, r.text) for r in self._by_id.values()}
+        stats = CorpusStats.of((r.scope, held[r.id]) for r in self._by_id.values())
+        best: dict[str, tuple[float, int, float]] = {}
         for record in in_scope:
-            score = len(words & search_words(f"{record.key} {record.text}"))
+            score = bm25_score(words, record.scope, held[record.id], stats)
             candidate = (-score, ranks[record.scope], -record.updated_at.timestamp())
             if score > 0 and (record.key not in best or candidate < best[record.key]):
                 best[record.key] = candidate
