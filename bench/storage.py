@@ -108,13 +108,21 @@ class RawReader:
         if self._pg is not None:
             await self._pg.close()
 
-    async def fetch(self, sql: str, params: list[Any]) -> list[Any]:
+    async def fetch(self, sql: str, params: list[Any], *, custom_plan: bool = False) -> list[Any]:
+        """The rows of `sql`. `custom_plan`: on PostgreSQL, planned for these parameters, as the
+        provider plans its search (SET and RESET around it, the same round trips)."""
         if self._sqlite is not None:
             cursor = await self._sqlite.execute(sql, params)
             found = await cursor.fetchall()
             await cursor.close()
             return list(found)
-        return list(await self._pg.fetch(sql, *params))
+        if not custom_plan:
+            return list(await self._pg.fetch(sql, *params))
+        await self._pg.execute("SET plan_cache_mode = force_custom_plan")
+        try:
+            return list(await self._pg.fetch(sql, *params))
+        finally:
+            await self._pg.execute("RESET plan_cache_mode")
 
 
 def compiled(statement: Any, dialect: Any) -> tuple[str, list[Any]]:
@@ -154,10 +162,11 @@ async def digest_figures(backend: str, url: str, sizes: Sizes) -> list[Figure]:
                     sql, params = compiled(_list_statement(scopes), engine.dialect)
                 else:
                     words = query_words(query)
-                    sql, params = compiled(relevance_statement(engine.dialect.name, scopes, words, 20), engine.dialect)
+                    statement, bound = relevance_statement(engine.dialect.name, scopes, words, 20)
+                    sql, params = compiled(statement.params(bound), engine.dialect)
                 measured, floor = await paired_medians(
                     partial(memory_for_turn, config, ctx, run_id=None, query=query),
-                    partial(raw.fetch, sql, params),
+                    partial(raw.fetch, sql, params, custom_plan=query is not None),
                 )
                 figures.append(Figure(backend, case, measured, floor, 1.5))
                 if query is None:

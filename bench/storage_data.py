@@ -2,9 +2,10 @@
 
 Texts are ten words drawn from a 2,000-word vocabulary, so a query word matches about half a percent
 of the rows, joined by "the" and "and", which every row holds — as every real store holds its
-language's commonest words, and as every turn's text does too. Loading bypasses the provider (it would take
-minutes at a million rows) but writes the very rows and search entries the provider would: on SQLite
-through the table's own triggers, on PostgreSQL through COPY and the migration's own GIN index.
+language's commonest words, and as every turn's text does too. Loading bypasses the provider (it
+would take minutes at a million rows) but writes the very rows and search entries the provider would,
+each row's `search_terms` computed as the provider computes them: on SQLite through the table's own
+triggers, on PostgreSQL through COPY and the migration's own GIN index.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 from sqlalchemy.engine import make_url
+
+from store.persistence.terms import index_terms
 
 __all__ = ("VOCABULARY", "MemorySpec", "load", "query_text", "rows")
 
@@ -34,10 +37,11 @@ COLUMNS = (
     "pinned",
     "created_at",
     "updated_at",
+    "search_terms",
 )
 START = datetime(2026, 1, 1, tzinfo=UTC)
 # The migration's own statement, so the benchmark's index is the one production builds.
-_GIN: str = importlib.import_module("store.persistence.migrations.versions.0001_initial_schema").POSTGRESQL_SEARCH[1]
+_GIN: str = importlib.import_module("store.persistence.migrations.versions.0002_search_terms").POSTGRESQL_SEARCH[1]
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,7 @@ def rows(specs: list[MemorySpec], seed: int = 7) -> Iterator[tuple[object, ...]]
                 n % 50 == 0,
                 stamp,
                 stamp,
+                index_terms(spec.scope, f"{spec.prefix}-{n}", text),
             )
 
 
@@ -103,7 +108,7 @@ def _load_sqlite(path: str, specs: list[MemorySpec]) -> None:
         statement = f"INSERT INTO agent_memory ({columns}) VALUES ({marks})"  # noqa: S608 - our constant columns
         batch: list[tuple[object, ...]] = []
         for row in rows(specs):
-            batch.append((*row[:9], _sqlite_time(row[9]), _sqlite_time(row[10])))  # type: ignore[arg-type]
+            batch.append((*row[:9], _sqlite_time(row[9]), _sqlite_time(row[10]), row[11]))  # type: ignore[arg-type]
             if len(batch) == 50_000:
                 connection.executemany(statement, batch)
                 batch.clear()

@@ -16,6 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from store.domain.types import MemoryOrigin, MemoryRecord
 from store.persistence.tables import MemoryRow, table_of
+from store.persistence.terms import index_terms
 from store.persistence.types import new_id
 
 __all__ = (
@@ -132,6 +133,7 @@ async def upsert_record(
         "pinned": False,
         "created_at": now,
         "updated_at": now,
+        "search_terms": index_terms(scope, key, text),
     }
     result = await connection.execute(_upsert_statement(connection.dialect.name, values))
     return record_from_row(result.one())
@@ -140,11 +142,8 @@ async def upsert_record(
 async def delete_record_at_scope(connection: AsyncConnection, *, id: str, scope: str) -> bool:
     """Delete the record `id` only if it is held at `scope`; whether a row went.
 
-    What a delete leaves in the search index: on SQLite the FTS5 index marks the row's words deleted at
-    once (no search finds them) but keeps their bytes in older segments until its automatic merges
-    rewrite them. SQLite 3.40 has no secure-delete for FTS5, and running `optimize` after every delete
-    corrupted the database under concurrent load (RELIABILITY.md), so it is not done. On PostgreSQL
-    the index entry goes with the row (its dead version until vacuum)."""
+    The row's index entries go with it (a trigger on SQLite, the generated column on PostgreSQL). What
+    the index may keep of them until it is rewritten is digests, never words (`store.persistence.terms`)."""
     result = await connection.execute(delete(memory).where(memory.c.id == id, memory.c.scope == scope))
     return result.rowcount > 0
 
@@ -190,6 +189,7 @@ async def insert_records(connection: AsyncConnection, records: Iterable[MemoryRe
             "pinned": r.pinned,
             "created_at": r.updated_at,
             "updated_at": r.updated_at,
+            "search_terms": index_terms(r.scope, r.key, r.text),
         }
         for r in records
     ]
@@ -215,6 +215,7 @@ _REWRITTEN = (
     "origin_actor_ref",
     "origin_promoted_from",
     "updated_at",
+    "search_terms",
 )
 
 

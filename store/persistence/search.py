@@ -10,25 +10,27 @@
 Rows come back best key first (a key ranks where its first record is), then the pinned-only keys;
 within a key, narrowest scope first.
 
-The person's turn text never reaches a query language. It is cut into words (runs of letters, digits
-and underscores, as `store.in_memory.search_words` does). On SQLite each word becomes a quoted FTS5
-string in a MATCH of its own; on PostgreSQL the words go to `to_tsvector` as plain text, which has no
-operators at all. Quotes, operators (NEAR, AND, -, *, :, &, |, !), punctuation and emoji are
-separators, so no input can raise a syntax error or change what the query means.
+The person's turn text never reaches a query language. It is cut into words
+(`store.domain.relevance.query_words`), and each word at each of the turn's scopes becomes an index
+term (`store.persistence.terms`): twelve letters, bound as one plain parameter. So quotes, operators,
+punctuation and emoji cannot raise a syntax error or change what the query means, and the index is
+asked only about the turn's own scopes — a search costs what applies, not what is stored.
 
-Neither backend ranks with statistics of the whole store, so a search costs what applies to the turn,
-not what is stored. SQLite matches with FTS5 (`memory_fts`, kept in step with `agent_memory` by
-triggers), one MATCH per word with the scope filter inside it (a column holding each row's scope as a
-single opaque token), and scores a row by how many of the words it holds — the reference provider's
-own measure. PostgreSQL reads the scopes' rows first, then scores each by the same measure over its
-generated `search_vector` column (the `simple` configuration). Its GIN index is deliberately not used
-here: AND-ed with the scope index, it walks every row in the store that holds any of the words.
+- SQLite: one FTS5 MATCH of the terms (`memory_fts`, kept in step with `agent_memory.search_terms` by
+  triggers), ranked by FTS5's `bm25()`. Its document counts are per term, so per scope: exactly the
+  reference provider's BM25 (`store.domain.relevance`).
+- PostgreSQL: the generated `search_vector` column matched through its GIN index (`@@`), ranked by
+  `ts_rank` — how many of the words a record holds and how often; PostgreSQL's ranking has no
+  document counts, so there a rarer word weighs no more than a common one.
+
+The statement depends only on the backend and the number of scopes, so each shape is built once and
+then only executed with new parameters: a turn with many words costs no more to build than one word.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import (
@@ -36,20 +38,24 @@ from sqlalchemy import (
     Select,
     and_,
     bindparam,
+    case,
     column,
     func,
     literal_column,
     or_,
     select,
     table,
-    union_all,
+    text,
 )
 from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnClause
+from sqlalchemy.types import Integer
 
+from store.domain.relevance import MAX_QUERY_WORDS, query_words
 from store.domain.types import MemoryRecord
-from store.persistence.memories import MEMORY_COLUMNS, records_from_rows, scope_rank
+from store.persistence.memories import MEMORY_COLUMNS, records_from_rows
 from store.persistence.tables import MemoryRow, table_of
+from store.persistence.terms import query_terms
 
 __all__ = (
     "MAX_QUERY_WORDS",
@@ -57,42 +63,36 @@ __all__ = (
     "query_words",
     "records_by_relevance",
     "relevance_statement",
-    "scope_token",
+    "tsquery_expression",
 )
 
-MAX_QUERY_WORDS = 256
-"""A turn's distinct words beyond this many are not searched with: a bound on one query's cost."""
-
-_WORD = re.compile(r"\w+")
 memory = table_of(MemoryRow)
 _fts = table("memory_fts", column("rowid"))
 _search_vector: ColumnClause[Any] = column("search_vector")
+_CUSTOM_PLANS = text("SET plan_cache_mode = force_custom_plan")
+_DEFAULT_PLANS = text("RESET plan_cache_mode")
 
 
-def query_words(text: str) -> tuple[str, ...]:
-    """The distinct words of `text`, in order of first appearance (lower-cased), at most `MAX_QUERY_WORDS`."""
-    seen: dict[str, None] = {}
-    for word in _WORD.findall(text.lower()):
-        seen.setdefault(word, None)
-        if len(seen) == MAX_QUERY_WORDS:
-            break
-    return tuple(seen)
+def fts_match_expression(terms: Sequence[str]) -> str:
+    """An FTS5 MATCH for rows holding any of `terms` (letters only; quoted all the same)."""
+    return " OR ".join(f'"{term}"' for term in terms)
 
 
-def scope_token(scope: str) -> str:
-    """A scope as one FTS5 token (`s` and the hex of its UTF-8): opaque, exact, never split."""
-    return "s" + scope.encode("utf-8").hex()
+def tsquery_expression(terms: Sequence[str]) -> str:
+    """A `tsquery` for rows holding any of `terms` (letters only, so none is an operator)."""
+    return " | ".join(terms)
 
 
-def _quoted(word: str) -> str:
-    return '"' + word.replace('"', '""') + '"'
-
-
-def fts_match_expression(scopes: Sequence[str], words: Sequence[str]) -> str:
-    """An FTS5 MATCH: the row is at one of `scopes` AND its key or text holds one of `words`."""
-    at_scopes = " OR ".join(_quoted(scope_token(s)) for s in dict.fromkeys(scopes))
-    holds = " OR ".join(_quoted(w) for w in words)
-    return f"{{scope_token}} : ({at_scopes}) AND {{key text}} : ({holds})"
+def relevance_statement(
+    dialect_name: str, scopes: Sequence[str], words: Sequence[str], limit: int
+) -> tuple[Select[tuple[object, ...]], dict[str, object]]:
+    """The one statement a search runs, and its parameters (for a benchmark's floor, or an EXPLAIN)."""
+    distinct = tuple(dict.fromkeys(scopes))
+    terms = query_terms(distinct, words)
+    match = tsquery_expression(terms) if dialect_name == "postgresql" else fts_match_expression(terms)
+    params: dict[str, object] = {f"scope_{n}": scope for n, scope in enumerate(distinct)}
+    params.update(match=match, limit=max(limit, 0))
+    return _statement(dialect_name, len(distinct)), params
 
 
 async def records_by_relevance(
@@ -101,63 +101,55 @@ async def records_by_relevance(
     """The search's records for a non-empty `words` (see the module's three clauses)."""
     if not scopes:
         return []
-    statement = relevance_statement(connection.dialect.name, scopes, words, max(limit, 0))
-    result = await connection.execute(statement)
-    return records_from_rows(result.all())
+    statement, params = relevance_statement(connection.dialect.name, scopes, words, limit)
+    if connection.dialect.name != "postgresql":
+        result = await connection.execute(statement, params)
+        return records_from_rows(result.all())
+    # asyncpg prepares statements, and after five runs PostgreSQL may settle on one generic plan,
+    # made without knowing the scopes or the terms; for this query it is several times slower than
+    # the plan made for them. So the search alone is planned afresh each time (reads run outside a
+    # transaction, where SET LOCAL would not hold, hence SET and RESET).
+    await connection.execute(_CUSTOM_PLANS)
+    try:
+        rows = (await connection.execute(statement, params)).all()
+    finally:
+        await connection.execute(_DEFAULT_PLANS)
+    return records_from_rows(rows)
 
 
-def _matches(dialect_name: str, scopes: Sequence[str], words: Sequence[str]) -> Select[tuple[str, int, float, object]]:
-    """Each matching record at the scopes: key, scope rank, score (lower is better) and update time."""
-    rank = scope_rank(scopes).label("scope_rank")
-    at_scopes = memory.c.scope.in_(scopes)
+def _scope_rank(count: int, scope: ColumnElement[str]) -> ColumnElement[int]:
+    """`scope`'s place among the bound scopes, 0 the narrowest."""
+    return case(*((scope == bindparam(f"scope_{n}"), n) for n in range(count)), else_=count)
+
+
+def _at_scopes(count: int, scope: ColumnElement[str]) -> ColumnElement[bool]:
+    return scope.in_([bindparam(f"scope_{n}") for n in range(count)])
+
+
+def _matches(dialect_name: str, count: int) -> Select[tuple[str, int, float, object]]:
+    """Each record at the scopes holding a term: key, scope rank, score (lower is better), update time."""
+    rank = _scope_rank(count, memory.c.scope).label("scope_rank")
     if dialect_name == "postgresql":
-        # The scopes' rows first, materialised, then the match on each: the cost follows what applies.
-        # Left to itself the planner ANDs the scope index with the GIN index, and the GIN side walks
-        # every row in the store holding any of the words — time that grows with the store.
-        applicable = (
-            select(memory.c.key, memory.c.scope, memory.c.updated_at, _search_vector.label("search_vector"))
-            .where(at_scopes)
-            .cte("applicable")
-            .prefix_with("MATERIALIZED")
-        )
-        # A row's score is how many of the words it holds (the reference provider's measure, as on
-        # SQLite): its lexemes minus those left once the query's lexemes are deleted. The query's
-        # lexemes come from the same parser as the column's, through one subquery run once.
-        lexemes = select(
-            func.tsvector_to_array(func.to_tsvector(literal_column("'simple'"), bindparam("words", " ".join(words))))
-        ).scalar_subquery()
-        vector = applicable.c.search_vector
-        held = func.length(vector) - func.length(func.ts_delete(vector, lexemes))
+        query = func.to_tsquery(literal_column("'simple'"), bindparam("match"))
         return select(
-            applicable.c.key,
-            scope_rank(scopes, applicable.c.scope).label("scope_rank"),
-            (-held).label("score"),
-            applicable.c.updated_at,
-        ).where(held > 0)
-    # One scope-restricted MATCH per word; a row's score is how many of the words it holds (the
-    # reference provider's measure). Not bm25: bm25 needs each word's document count over the whole
-    # index, which FTS5 gets by walking the word's entire doclist on every query — for a word like
-    # "the" that is every row in the store, so a turn's search would slow as the store grows.
-    per_word = [
-        select(_fts.c.rowid.label("seq")).where(
-            literal_column("memory_fts").op("MATCH")(bindparam(f"match_{n}", fts_match_expression(scopes, [word])))
-        )
-        for n, word in enumerate(words)
-    ]
-    hits = union_all(*per_word).subquery("hits") if len(per_word) > 1 else per_word[0].subquery("hits")
+            memory.c.key,
+            rank,
+            (-func.ts_rank(_search_vector, query)).label("score"),
+            memory.c.updated_at,
+        ).where(_at_scopes(count, memory.c.scope), _search_vector.op("@@")(query))
+    # bm25() is already negative, best lowest. The scope filter on the rows is the boundary; the
+    # terms, being per scope, only ever reach rows at those scopes anyway.
     return (
-        select(memory.c.key, rank, (-func.count()).label("score"), memory.c.updated_at)
-        .join_from(hits, memory, memory.c.seq == hits.c.seq)
-        .where(at_scopes)
-        .group_by(memory.c.seq, memory.c.key, memory.c.scope, memory.c.updated_at)
+        select(memory.c.key, rank, func.bm25(literal_column("memory_fts")).label("score"), memory.c.updated_at)
+        .select_from(_fts.join(memory, memory.c.seq == _fts.c.rowid))
+        .where(literal_column("memory_fts").op("MATCH")(bindparam("match")), _at_scopes(count, memory.c.scope))
     )
 
 
-def relevance_statement(
-    dialect_name: str, scopes: Sequence[str], words: Sequence[str], limit: int
-) -> Select[tuple[object, ...]]:
-    """The one statement a search runs (for an EXPLAIN, or a benchmark's floor)."""
-    matched = _matches(dialect_name, scopes, words).subquery("matched")
+@lru_cache(maxsize=64)
+def _statement(dialect_name: str, count: int) -> Select[tuple[object, ...]]:
+    """The search for `count` scopes on one backend, with parameters `scope_0`…, `match` and `limit`."""
+    matched = _matches(dialect_name, count).subquery("matched")
     best_first: tuple[ColumnElement[object], ...] = (
         matched.c.score,
         matched.c.scope_rank,
@@ -171,6 +163,7 @@ def relevance_statement(
         func.row_number().over(partition_by=matched.c.key, order_by=best_first).label("nth"),
     ).subquery("per_key")
     key_order = (per_key.c.score, per_key.c.scope_rank, per_key.c.updated_at.desc(), per_key.c.key)
+    limit = bindparam("limit", type_=Integer())
     top_keys = (
         select(per_key.c.key, func.row_number().over(order_by=key_order).label("position"))
         .where(per_key.c.nth == 1)
@@ -178,11 +171,16 @@ def relevance_statement(
         .limit(limit)
         .subquery("top_keys")
     )
-    pinned_keys = select(memory.c.key).where(memory.c.scope.in_(scopes), memory.c.pinned)
+    pinned_keys = select(memory.c.key).where(_at_scopes(count, memory.c.scope), memory.c.pinned)
     position = func.coalesce(top_keys.c.position, limit + 1)
     return (
         select(*MEMORY_COLUMNS)
         .select_from(memory.outerjoin(top_keys, top_keys.c.key == memory.c.key))
-        .where(and_(memory.c.scope.in_(scopes), or_(top_keys.c.key.is_not(None), memory.c.key.in_(pinned_keys))))
-        .order_by(position, scope_rank(scopes), memory.c.key)
+        .where(
+            and_(
+                _at_scopes(count, memory.c.scope),
+                or_(top_keys.c.key.is_not(None), memory.c.key.in_(pinned_keys)),
+            )
+        )
+        .order_by(position, _scope_rank(count, memory.c.scope), memory.c.key)
     )

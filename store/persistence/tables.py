@@ -2,8 +2,8 @@
 
 The migrations under `migrations/` create exactly this schema (a test compares them), plus the
 full-text machinery each backend needs, which is not part of the portable schema: on SQLite the
-`memory_fts` FTS5 table and its triggers, on PostgreSQL the generated `search_vector` column and its
-GIN index.
+`memory_fts` FTS5 table and its triggers, on PostgreSQL the `search_vector` column generated from
+`search_terms`, and its GIN index.
 """
 
 from __future__ import annotations
@@ -90,6 +90,9 @@ class MemoryRow(TableBase):
     pinned: Mapped[bool] = mapped_column(Boolean, server_default=false())
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
+    search_terms: Mapped[str] = mapped_column(server_default="")
+    """What the full-text index holds for the row: a digest per (scope, word), never the words
+    (`store.persistence.terms`). Every write computes it; the index is kept in step from it."""
 
 
 class RunCheckpointRow(TableBase):

@@ -4,9 +4,12 @@ nowhere at all. On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext, forget_all_memories, forget_memory
@@ -21,19 +24,11 @@ from store.persistence import (
     RunJournal,
     RunPrunedError,
     SqlMemoryProvider,
+    open_engine,
 )
 from store.runs import MemoryRuns
 from tests.builders import T0
-from tests.integration.text_scan import places_holding as scan
-
-
-async def places_holding(engine: AsyncEngine, needle: str) -> list[str]:
-    """Where the text is, but for what SQLite's full-text index keeps of deleted rows: their words
-    are marked deleted at once (no search finds them) and their bytes go at the index's next merges
-    (SQLite 3.40 has no FTS5 secure-delete; see RELIABILITY.md). Everything else must be exact."""
-    found = await scan(engine, needle)
-    return [place for place in found if place != "memory_fts_data"]
-
+from tests.integration.text_scan import places_holding
 
 ADA = Actor("ada", "berlin")
 LENA = Actor("lena", "berlin", ("onfile-admin",))
@@ -94,6 +89,41 @@ async def test_a_forgotten_fact_lives_on_only_in_runs_still_in_flight_and_not_af
     assert pruned == 2
     assert await places_holding(engine, SECRET) == []
     assert await world.provider.search(scopes=["actor:ada"], query=SECRET, limit=20, ctx=ScopeContext(ADA)) == ()
+
+
+async def test_after_a_forget_and_pruning_not_a_byte_of_the_fact_is_left_in_the_sqlite_file(
+    sqlite_database_url: str,
+) -> None:
+    """Below the tables: the database file itself, with the write-ahead log folded in. The full-text
+    index holds per-scope digests, never words, so even the postings of the deleted row that its
+    segments keep until they merge carry nothing of the text; secure_delete zeroes freed space."""
+    engine = open_engine(sqlite_database_url)
+    try:
+        world = World(engine)
+        secret = await world.ada_with_a_secret()
+        for n in range(30):  # enough rows that the index has segments of its own to keep
+            await world.provider.write(
+                key=f"note-{n}",
+                text=f"{SECRET} note {n}",
+                scope="actor:ada",
+                origin=MemoryOrigin("human"),
+                ctx=ScopeContext(ADA),
+            )
+        path = Path(make_url(sqlite_database_url).database or "")
+        async with engine.connect() as connection:
+            await connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        assert SECRET.encode() in await asyncio.to_thread(path.read_bytes)
+
+        await forget_memory(world.config, ScopeContext(ADA), secret.id)
+        await forget_all_memories(world.config, ScopeContext(ADA))
+        await world.journal.prune(older_than=datetime.now(UTC) + timedelta(seconds=1))
+        async with engine.connect() as connection:
+            await connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+
+        assert SECRET.encode() not in await asyncio.to_thread(path.read_bytes)
+        assert await places_holding(engine, SECRET) == []
+    finally:
+        await engine.dispose()
 
 
 async def test_a_pruned_run_that_tries_to_resume_is_told_never_given_a_different_prompt(world: World) -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
+import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
@@ -12,7 +14,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.persistence.engine import is_sqlite
 from store.persistence.migrate import downgrade_engine, include_in_comparison, upgrade_engine
+from store.persistence.provider import SqlMemoryProvider
 from store.persistence.tables import TableBase
+from store.persistence.terms import index_terms
+from tests.integration.builders import ctx
 
 
 def _differences(connection: Connection) -> list[Any]:
@@ -68,7 +73,7 @@ async def test_upgrading_an_up_to_date_database_changes_nothing(engine: AsyncEng
     async with engine.connect() as connection:
         assert await connection.run_sync(_differences) == []
         version = await connection.exec_driver_sql("SELECT version_num FROM alembic_version")
-        assert version.scalars().all() == ["0001"]
+        assert version.scalars().all() == ["0002"]
 
 
 async def test_the_migrations_downgrade_to_nothing_and_back(engine: AsyncEngine) -> None:
@@ -83,3 +88,29 @@ async def test_the_migrations_downgrade_to_nothing_and_back(engine: AsyncEngine)
 
 def _schema_tables(connection: Connection) -> set[str]:
     return set(inspect(connection).get_table_names())
+
+
+async def test_upgrading_from_the_first_revision_indexes_the_memories_already_stored(engine: AsyncEngine) -> None:
+    """Revision 0002 moved the index from words to per-scope terms: rows written under 0001 get their
+    terms, and search finds them by their words, on their scope only."""
+    await downgrade_engine(engine, "0001")
+    async with engine.begin() as connection:
+        for n, (scope, key, text) in enumerate(
+            [("actor:ada", "depot", "works at Spandau"), ("tenant:hamburg", "depot", "Spandau is closed")]
+        ):
+            await connection.execute(
+                sa.text(
+                    "INSERT INTO agent_memory (id, scope, key, text, origin_author, pinned, created_at, updated_at)"
+                    " VALUES (:id, :scope, :key, :text, 'human', false, :at, :at)"
+                ),
+                {"id": f"mem_{n}", "scope": scope, "key": key, "text": text, "at": datetime(2026, 1, 1, tzinfo=UTC)},
+            )
+
+    await upgrade_engine(engine)
+
+    provider = SqlMemoryProvider(engine)
+    found = await provider.search(scopes=["actor:ada", "global"], query="spandau", limit=5, ctx=ctx())
+    assert [(r.id, r.scope) for r in found] == [("mem_0", "actor:ada")]
+    async with engine.connect() as connection:
+        stored = await connection.execute(sa.text("SELECT search_terms FROM agent_memory WHERE id = 'mem_0'"))
+        assert stored.scalar_one() == index_terms("actor:ada", "depot", "works at Spandau")

@@ -1,0 +1,49 @@
+"""What the full-text index holds for a record: one opaque term per (scope, word), never a word.
+
+A record's `search_terms` column, which both backends index (SQLite's FTS5 `memory_fts`, PostgreSQL's
+`search_vector` tsvector with its GIN index), is its words (`store.domain.relevance.record_words`)
+each replaced by a 12-letter digest of the record's scope and the word. Two things follow:
+
+- **A search costs what applies.** A turn's query is the digests of its words at the turn's own
+  scopes, so the index walks only postings of records at those scopes — a word held by a million
+  records elsewhere in the store costs nothing here — and FTS5's `bm25()`, which counts each query
+  term's documents, counts only within the scope (the ranking `store.domain.relevance` describes).
+- **The index never holds memory text.** What a forget leaves in the index until it is rewritten
+  (FTS5 keeps a deleted row's postings in older segments until they merge; PostgreSQL keeps a dead
+  tuple until vacuum) is digests, not words, so no scan of the database file for a forgotten fact
+  finds it. A digest is not a secret: someone holding the file who guesses a word and a scope can
+  test the guess, as they could read any memory still on file.
+
+Digests are letters `a`–`p` only (hex, shifted), so every backend's tokenizer keeps each one whole
+and unchanged. 48 bits make a collision (a record matched by a word it does not hold) vanishingly
+rare, and harmless: the scope filter is applied to the rows themselves, never to terms.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+
+from store.domain.relevance import record_words
+
+__all__ = ("index_terms", "query_terms", "term")
+
+_LETTERS = str.maketrans("0123456789abcdef", "abcdefghijklmnop")
+
+
+def term(scope: str, word: str) -> str:
+    """The index term for `word` held at `scope`."""
+    scoped = f"{len(scope)}:{scope}{word}".encode()
+    return hashlib.blake2b(scoped, digest_size=6, person=b"onfile-terms").hexdigest().translate(_LETTERS)
+
+
+def index_terms(scope: str, key: str, text: str) -> str:
+    """A record's `search_terms`: one term per word of its key and text, in order, repeats kept (the
+    ranking counts them), separated by single spaces."""
+    return " ".join([term(scope, word) for word in record_words(key, text)])
+
+
+def query_terms(scopes: Iterable[str], words: Sequence[str]) -> list[str]:
+    """The terms a turn searches with: each word at each scope (repeated scopes once), scope by scope
+    and word by word within it — the order BM25 sums in, so every backend adds up alike."""
+    return [term(scope, word) for scope in dict.fromkeys(scopes) for word in words]
