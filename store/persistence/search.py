@@ -148,8 +148,18 @@ def _matches(dialect_name: str, count: int) -> Select[tuple[str, int, float, obj
 
 @lru_cache(maxsize=64)
 def _statement(dialect_name: str, count: int) -> Select[tuple[object, ...]]:
-    """The search for `count` scopes on one backend, with parameters `scope_0`…, `match` and `limit`."""
-    matched = _matches(dialect_name, count).subquery("matched")
+    """The search for `count` scopes on one backend, with parameters `scope_0`…, `match` and `limit`.
+
+    Only the best `limit × count` matching rows are ranked into keys: a key has at most one record
+    per scope, so the rows ahead of the `limit`-th best key's best row belong to at most `limit − 1`
+    keys — at most `(limit − 1) × count` rows. The full order (score, scope, newest, key) decides who
+    is in, so the cut never splits a tie differently from ranking everything."""
+    limit = bindparam("limit", type_=Integer())
+    candidates = _matches(dialect_name, count)
+    best_rows = candidates.order_by(
+        literal_column("score"), literal_column("scope_rank"), memory.c.updated_at.desc(), memory.c.key
+    ).limit(limit * count)
+    matched = best_rows.subquery("matched")
     best_first: tuple[ColumnElement[object], ...] = (
         matched.c.score,
         matched.c.scope_rank,
@@ -163,7 +173,6 @@ def _statement(dialect_name: str, count: int) -> Select[tuple[object, ...]]:
         func.row_number().over(partition_by=matched.c.key, order_by=best_first).label("nth"),
     ).subquery("per_key")
     key_order = (per_key.c.score, per_key.c.scope_rank, per_key.c.updated_at.desc(), per_key.c.key)
-    limit = bindparam("limit", type_=Integer())
     top_keys = (
         select(per_key.c.key, func.row_number().over(order_by=key_order).label("position"))
         .where(per_key.c.nth == 1)

@@ -221,3 +221,22 @@ async def test_a_forgotten_record_is_no_longer_found(provider: Provider) -> None
 
 def ctx_origin() -> MemoryOrigin:
     return MemoryOrigin(author="agent", thread_id="thr_1", run_id="run_1", actor_ref="ada")
+
+
+async def test_a_key_held_at_every_scope_does_not_crowd_out_the_next_keys(provider: Provider) -> None:
+    """A key answers at most once per scope, so the best `limit × scopes` rows always hold the best
+    `limit` keys: three keys come back even when the first two fill six rows between them."""
+    await seed(
+        provider,
+        [
+            *[make_record("forklift", "forklift forklift forklift", scope) for scope in ADA_SCOPES],
+            *[make_record("charger", "forklift forklift charger", scope) for scope in ADA_SCOPES],
+            make_record("dock", "the forklift dock is north", GLOBAL_SCOPE),
+            *[
+                make_record(f"note-{n}", f"a forklift note number {n} of many more words", GLOBAL_SCOPE)
+                for n in range(9)
+            ],
+        ],
+    )
+
+    assert await _search(provider, "forklift", limit=3) == ["forklift", "charger", "dock"]
