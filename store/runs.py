@@ -12,7 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
+
+import msgspec
 
 from store.domain.codec import digest_from_json, digest_to_json, record_from_json, record_to_json
 from store.domain.types import Actor, MemoryDigest, ScopeContext
@@ -23,6 +25,7 @@ __all__ = (
     "Journal",
     "MemoryRuns",
     "PeopleSeen",
+    "RecordedRun",
     "RunActorMismatchError",
     "RunMemory",
     "RunNotStartedError",
@@ -48,6 +51,18 @@ class Journal(Protocol):
         exclusive: bool = False,
     ) -> Any: ...
 
+    async def stored_json(self, run_id: str, position: str) -> str | None: ...
+
+    async def store_json(
+        self,
+        run_id: str,
+        position: str,
+        payload: str,
+        *,
+        actor_id: str | None = None,
+        alongside: Callable[[], Awaitable[None]] | None = None,
+    ) -> tuple[bool, str]: ...
+
 
 class RunRegistry(Protocol):
     async def register_run(self, run_id: str, thread_id: str, actor_id: str) -> None: ...
@@ -69,6 +84,72 @@ class RunActorMismatchError(ValueError):
 
     def __init__(self, run_id: str, recorded: str, asked: str) -> None:
         super().__init__(f"Run {run_id} was resolved for actor {recorded}, not {asked}.")
+
+
+class RecordedOrigin(msgspec.Struct, rename="camel", frozen=True):
+    author: Literal["human", "agent"]
+    thread_id: str | None
+    run_id: str | None
+    actor_ref: str | None
+    promoted_from: str | None = None
+
+
+class RecordedOverride(msgspec.Struct, frozen=True):
+    scope: str
+    text: str
+    author: Literal["human", "agent"]
+
+
+class RecordedEntry(msgspec.Struct, rename="camel", frozen=True):
+    id: str
+    key: str
+    text: str
+    scope: str
+    pinned: bool
+    """The entry's pin (any record of the key pinned); `record_pinned` is the record's own."""
+    origin: RecordedOrigin
+    updated_at: str
+    record_pinned: bool
+    overrides: list[RecordedOverride]
+
+
+class RecordedDigest(msgspec.Struct, rename="camel", frozen=True):
+    scopes: list[str]
+    entries: list[RecordedEntry]
+    omitted: int
+    pinned_omitted: int
+    recalled: bool
+
+
+class RecordedActor(msgspec.Struct, rename="camel", frozen=True):
+    id: str
+    tenant_ref: str | None
+    roles: list[str]
+
+
+class RecordedRun(msgspec.Struct, rename="camel", frozen=True):
+    """The `memory:digest` checkpoint as stored: exactly `RunMemory.to_json()`'s shape, typed, so a
+    replay decodes the stored JSON text straight into it (msgspec, no intermediate dicts) and a new
+    run encodes it once. What the API answers is built from it on both paths, so a replay's answer is
+    byte-identical to the first one."""
+
+    actor: RecordedActor
+    thread_id: str | None
+    digest: RecordedDigest
+    block: str
+    writable: bool
+    tools: list[dict[str, Any]]
+
+    def to_run_memory(self, run_id: str) -> RunMemory:
+        return RunMemory.from_json(run_id, msgspec.to_builtins(self))
+
+
+_decode_recorded = msgspec.json.Decoder(RecordedRun).decode
+_encode = msgspec.json.Encoder().encode
+
+
+def _recorded(memory: RunMemory) -> RecordedRun:
+    return msgspec.convert(memory.to_json(), RecordedRun)
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,30 +204,50 @@ class MemoryRuns:
         the first call; read back unchanged on every later one. Raises `RunActorMismatchError` when a
         later call names another actor (a different id: the same person with changed memberships is the
         same actor, and gets the recorded digest)."""
+        return (await self.begin_recorded(run_id, actor=actor, thread_id=thread_id, text=text)).to_run_memory(run_id)
 
-        async def resolve() -> dict[str, Any]:
-            ctx = ScopeContext(actor=actor, thread_id=thread_id)
-            turn = await memory_for_turn(self._config, ctx, run_id=run_id, query=text)
-            if thread_id:
-                await self._registry.register_run(run_id, thread_id, actor.id)
-            if self._people is not None:
-                await self._people.note(actor)
-            recorded = RunMemory(run_id, actor, thread_id, turn.digest, turn.block, self._config.writable, turn.tools)
-            return recorded.to_json()
+    async def begin_recorded(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> RecordedRun:
+        """`begin`, answering the checkpoint as stored: what the agent API serves.
 
-        payload = await self._journal.checkpoint(run_id, DIGEST_POSITION, resolve, actor_id=actor.id)
-        run = RunMemory.from_json(run_id, payload)
-        if run.actor.id != actor.id:
-            raise RunActorMismatchError(run_id, run.actor.id, actor.id)
-        return run
+        A replay is one journal read, decoded once. A new run resolves outside any transaction (the
+        search may be slow), then stores the checkpoint, registers the run with its thread and notes the
+        person in ONE write transaction — or, when a racer stored first, takes the racer's checkpoint
+        and writes nothing."""
+        stored = await self._journal.stored_json(run_id, DIGEST_POSITION)
+        if stored is None:
+            recorded = await self._resolve(run_id, actor, thread_id, text)
+
+            async def alongside() -> None:
+                if thread_id:
+                    await self._registry.register_run(run_id, thread_id, actor.id)
+                if self._people is not None:
+                    await self._people.note(actor)
+
+            payload = _encode(recorded).decode()
+            won, stored = await self._journal.store_json(
+                run_id, DIGEST_POSITION, payload, actor_id=actor.id, alongside=alongside
+            )
+            if not won:
+                recorded = _decode_recorded(stored)
+        else:
+            recorded = _decode_recorded(stored)
+        if recorded.actor.id != actor.id:
+            raise RunActorMismatchError(run_id, recorded.actor.id, actor.id)
+        return recorded
+
+    async def _resolve(self, run_id: str, actor: Actor, thread_id: str | None, text: str) -> RecordedRun:
+        ctx = ScopeContext(actor=actor, thread_id=thread_id)
+        turn = await memory_for_turn(self._config, ctx, run_id=run_id, query=text)
+        return _recorded(
+            RunMemory(run_id, actor, thread_id, turn.digest, turn.block, self._config.writable, turn.tools)
+        )
 
     async def recorded(self, run_id: str) -> RunMemory:
         """The run's recorded memory; `RunNotStartedError` when it has none."""
-
-        async def none_recorded() -> Any:
+        stored = await self._journal.stored_json(run_id, DIGEST_POSITION)
+        if stored is None:
             raise RunNotStartedError(run_id)
-
-        return RunMemory.from_json(run_id, await self._journal.checkpoint(run_id, DIGEST_POSITION, none_recorded))
+        return _decode_recorded(stored).to_run_memory(run_id)
 
     async def remember(self, run_id: str, *, call_id: str, key: str, fact: str) -> WriteOutcome:
         """Carry out the model's `remember` call `call_id` once; a retry or replay gets the recorded outcome."""

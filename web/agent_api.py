@@ -24,7 +24,7 @@ from litestar.params import Body, PathParameter
 from store import Actor, MemoryDigest
 from store.domain.codec import digest_to_json, record_to_json
 from store.persistence import RunPrunedError
-from store.runs import RunActorMismatchError, RunMemory, RunNotStartedError
+from store.runs import RecordedRun, RunActorMismatchError, RunNotStartedError
 from web.services import Services
 
 __all__ = ("DigestIn", "DigestOut", "ProblemOut", "RecordOut", "agent_router", "bearer_scheme", "digest_out")
@@ -173,8 +173,44 @@ def digest_out(digest: MemoryDigest, *, block: str, writable: bool, tools: Seque
     )
 
 
-def _digest_out(run: RunMemory) -> DigestOut:
-    return digest_out(run.digest, block=run.block, writable=run.writable, tools=run.tools)
+def _recorded_out(run: RecordedRun) -> DigestOut:
+    """The recorded checkpoint in the API's shape, field for field what `digest_out` answers for it."""
+    digest = run.digest
+    entries = [
+        EntryOut(
+            id=e.id,
+            key=e.key,
+            text=e.text,
+            scope=e.scope,
+            pinned=e.pinned,
+            origin=OriginOut(o.author, o.thread_id, o.run_id, o.actor_ref, o.promoted_from),
+            updated_at=e.updated_at,
+            overrides=[OverrideOut(v.scope, v.text, v.author) for v in e.overrides],
+        )
+        for e in digest.entries
+        for o in (e.origin,)
+    ]
+    return DigestOut(
+        memory="on",
+        scopes=list(digest.scopes),
+        entries=entries,
+        omitted=digest.omitted,
+        pinned_omitted=digest.pinned_omitted,
+        recalled=digest.recalled,
+        block=run.block,
+        writable=run.writable,
+        tools=_keys_sorted(run.tools),
+    )
+
+
+_sorted_encode = msgspec.json.Encoder(order="sorted").encode
+
+
+def _keys_sorted(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tools with their keys in one order whatever the storage did to them: PostgreSQL's jsonb
+    keeps keys in an order of its own, and a replay's answer must be byte-identical to the first."""
+    ordered: list[dict[str, Any]] = msgspec.json.decode(_sorted_encode(tools))
+    return ordered
 
 
 def _problem(error: Exception, status: int) -> Response[Any]:
@@ -215,12 +251,12 @@ async def run_digest(
         return Response(off)
     actor = Actor(id=data.actor.id, tenant_ref=data.actor.tenant_ref, roles=tuple(data.actor.roles))
     try:
-        run = await services.runs.begin(run_id, actor=actor, thread_id=data.thread_id, text=data.text)
+        run = await services.runs.begin_recorded(run_id, actor=actor, thread_id=data.thread_id, text=data.text)
     except RunActorMismatchError as error:
         return _problem(error, 409)
     except RunPrunedError as error:
         return _problem(error, 410)
-    return Response(_digest_out(run))
+    return Response(_recorded_out(run))
 
 
 @post(

@@ -187,3 +187,15 @@ def _production_sqlite(engine: AsyncEngine) -> None:
         if options.get(_READ_OPTION, False):
             return  # sqlite3 then runs each statement in its own implicit transaction
         connection.exec_driver_sql("BEGIN IMMEDIATE" if options.get(_WRITE_OPTION, False) else "BEGIN")
+
+    # A read opens no transaction (above), yet SQLAlchemy rolls back when the connection is closed and
+    # again when the pool takes it back. Each is a round trip to aiosqlite's thread that does nothing
+    # — two of the five a point read costs. Roll back only when a transaction is open (the sqlite3
+    # module opens none of its own: `isolation_level = None`), so a failed write is still undone.
+    rollback = sync_engine.dialect.do_rollback
+
+    def _rollback_when_in_transaction(dbapi_connection: Any) -> None:
+        if dbapi_connection.driver_connection.in_transaction:
+            rollback(dbapi_connection)
+
+    sync_engine.dialect.do_rollback = _rollback_when_in_transaction  # type: ignore[method-assign]

@@ -14,7 +14,7 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import Text, bindparam, cast, delete, exists, func, select, type_coerce
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -78,6 +78,44 @@ class RunJournal:
             msg = f"checkpoint {run_id}/{position} vanished while being written"
             raise RuntimeError(msg)
         return stored
+
+    async def stored_json(self, run_id: str, position: str) -> str | None:
+        """The JSON text stored at (run_id, position), as stored, or None; `RunPrunedError` when the run
+        was pruned. One statement, and nothing decoded: the caller decodes what it needs."""
+        async with reading(self._engine) as connection:
+            row = (await connection.execute(_STORED_OR_PRUNED, {"run_id": run_id, "position": position})).one()
+        if row[0] is None and row[1]:
+            raise RunPrunedError(run_id)
+        return None if row[0] is None else str(row[0])
+
+    async def store_json(
+        self,
+        run_id: str,
+        position: str,
+        payload: str,
+        *,
+        actor_id: str | None = None,
+        alongside: Callable[[], Awaitable[None]] | None = None,
+    ) -> tuple[bool, str]:
+        """Store the JSON text `payload` at (run_id, position) unless something is stored there already;
+        whether it was stored, and the JSON text that is. `alongside()` runs in the same transaction when
+        `payload` is stored, its writes joining it (`joined_writes`): they commit together or not at all,
+        and a racer that lost writes nothing. A racer that lost gets the winner's text in the same
+        transaction."""
+        async with joined_writes(self._engine) as connection:
+            values = {"run_id": run_id, "position": position, "payload": payload, "created_at": self._clock()}
+            inserted = await connection.execute(
+                _insert_json_once(connection.dialect.name), {**values, "actor_id": actor_id}
+            )
+            if inserted.first() is not None:
+                if alongside is not None:
+                    await alongside()
+                return True, payload
+            row = (await connection.execute(_STORED, {"run_id": run_id, "position": position})).first()
+        if row is None:  # pragma: no cover - the insert found a row there, in this transaction
+            msg = f"checkpoint {run_id}/{position} vanished while being written"
+            raise RuntimeError(msg)
+        return False, str(row[0])
 
     async def _compute_exclusively(
         self, run_id: str, position: str, compute: Callable[[], Awaitable[Any]], actor_id: str | None
@@ -163,6 +201,33 @@ async def _stored_payload(connection: AsyncConnection, run_id: str, position: st
     )
     row = result.first()
     return (False, None) if row is None else (True, row[0])
+
+
+_STORED = select(cast(journal.c.payload, Text)).where(
+    journal.c.run_id == bindparam("run_id"), journal.c.position == bindparam("position")
+)
+"""A payload as its JSON text (on PostgreSQL `jsonb::text`), which the driver hands over undecoded."""
+
+_STORED_OR_PRUNED = select(
+    _STORED.scalar_subquery(), exists().where(pruned.c.run_id == bindparam("run_id")).label("pruned")
+)
+
+
+def _insert_json_once_for(dialect_name: str) -> Any:
+    """An insert of a payload given as JSON text, returning a row only when it was stored."""
+    if dialect_name == "postgresql":
+        text = cast(bindparam("payload", type_=Text), journal.c.payload.type)
+        return postgresql.insert(journal).values(payload=text).on_conflict_do_nothing().returning(journal.c.run_id)
+    # SQLite keeps JSON as text: the payload goes in as the text it is.
+    as_text = type_coerce(bindparam("payload", type_=Text), Text)
+    return sqlite.insert(journal).values(payload=as_text).on_conflict_do_nothing().returning(journal.c.run_id)
+
+
+_INSERT_JSON_ONCE = {name: _insert_json_once_for(name) for name in ("postgresql", "sqlite")}
+
+
+def _insert_json_once(dialect_name: str) -> Any:
+    return _INSERT_JSON_ONCE[dialect_name]
 
 
 def _insert_once(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import delete, select
 from sqlalchemy.dialects import postgresql, sqlite
@@ -18,6 +19,22 @@ from store.persistence.types import utc_now
 __all__ = ("KnownPeople",)
 
 people = table_of(KnownPersonRow)
+
+
+def _note_statement(insert: Any) -> Any:
+    statement = insert(people)
+    return statement.on_conflict_do_update(
+        index_elements=[people.c.id],
+        set_={
+            "tenant_ref": statement.excluded.tenant_ref,
+            "roles": statement.excluded.roles,
+            "last_seen_at": statement.excluded.last_seen_at,
+        },
+    )
+
+
+# Built once: a new run notes its person, and building the upsert costs more than running it.
+_NOTE = {"postgresql": _note_statement(postgresql.insert), "sqlite": _note_statement(sqlite.insert)}
 
 
 class KnownPeople:
@@ -34,18 +51,7 @@ class KnownPeople:
             "last_seen_at": self._clock(),
         }
         async with writing(self._engine) as connection:
-            insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
-            statement = insert(people).values(values)
-            await connection.execute(
-                statement.on_conflict_do_update(
-                    index_elements=[people.c.id],
-                    set_={
-                        "tenant_ref": statement.excluded.tenant_ref,
-                        "roles": statement.excluded.roles,
-                        "last_seen_at": statement.excluded.last_seen_at,
-                    },
-                )
-            )
+            await connection.execute(_NOTE[connection.dialect.name], values)
 
     async def forget(self, actor_id: str) -> bool:
         """No longer offer `actor_id` (their erasure)."""

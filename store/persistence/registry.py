@@ -49,15 +49,10 @@ class ConversationRegistry:
 
     async def register_run(self, run_id: str, thread_id: str, actor_id: str) -> None:
         """Record that `run_id` ran in `thread_id` for `actor_id`. Registering twice changes nothing."""
+        values = {"run_id": run_id, "thread_id": thread_id, "actor": actor_id, "registered_at": self._clock()}
         async with writing(self._engine) as connection:
             await _ensure_thread(connection, thread_id, actor_id)
-            await connection.execute(
-                _insert_or_ignore(
-                    connection,
-                    runs,
-                    {"run_id": run_id, "thread_id": thread_id, "actor": actor_id, "registered_at": self._clock()},
-                )
-            )
+            await connection.execute(_insert_or_ignore(connection, runs), values)
 
     async def delete_thread(self, thread_id: str) -> None:
         """Mark the thread deleted (a tombstone, known or not): its origins stop resolving."""
@@ -77,7 +72,7 @@ class ConversationRegistry:
         async with writing(self._engine) as connection:
             await _ensure_thread(connection, thread_id, None)
             rows = [{"run_id": r, "thread_id": thread_id, "actor": None, "registered_at": now} for r in wanted]
-            await connection.execute(_insert_or_ignore(connection, runs, None), rows)
+            await connection.execute(_insert_or_ignore(connection, runs), rows)
             await connection.execute(
                 update(runs).where(runs.c.run_id.in_(wanted), runs.c.dropped_at.is_(None)).values(dropped_at=now)
             )
@@ -126,14 +121,18 @@ def _resolves(origin: Origin, gone: set[tuple[str, str]]) -> bool:
 
 async def _ensure_thread(connection: AsyncConnection, thread_id: str, actor_id: str | None) -> None:
     await connection.execute(
-        _insert_or_ignore(connection, threads, {"id": thread_id, "actor": actor_id, "deleted_at": None})
+        _insert_or_ignore(connection, threads), {"id": thread_id, "actor": actor_id, "deleted_at": None}
     )
 
 
-def _insert_or_ignore(connection: AsyncConnection, table: Table, values: dict[str, object] | None) -> Insert:
-    """An insert that leaves an existing row (same primary key) as it is; `values` None for executemany."""
-    if connection.dialect.name == "postgresql":
-        pg = postgresql.insert(table)
-        return (pg if values is None else pg.values(values)).on_conflict_do_nothing()
-    lite = sqlite.insert(table)
-    return (lite if values is None else lite.values(values)).on_conflict_do_nothing()
+# Built once: every new run registers itself, and building an insert costs more than SQLite running it.
+_IGNORING: dict[tuple[str, str], Insert] = {
+    (name, table.name): insert(table).on_conflict_do_nothing()
+    for name, insert in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert))
+    for table in (threads, runs)
+}
+
+
+def _insert_or_ignore(connection: AsyncConnection, table: Table) -> Insert:
+    """An insert that leaves an existing row (same primary key) as it is; the values go with the execution."""
+    return _IGNORING[connection.dialect.name, table.name]

@@ -6,10 +6,11 @@ import asyncio
 from collections.abc import Sequence
 
 import pytest
+from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext
-from store.persistence import ConversationRegistry, Origin, RunJournal, SqlMemoryProvider
+from store.persistence import ConversationRegistry, KnownPeople, Origin, RunJournal, SqlMemoryProvider
 from store.runs import MemoryRuns, RunActorMismatchError, RunNotStartedError
 from tests.builders import T0
 
@@ -120,3 +121,36 @@ async def test_concurrent_first_calls_for_one_run_agree_on_one_digest(engine: As
     results = await asyncio.gather(*(runs.begin("run_1", actor=ADA, thread_id="t", text="") for _ in range(8)))
 
     assert len({r.block for r in results}) == 1
+
+
+async def test_a_new_run_is_one_write_transaction_and_a_replay_writes_nothing(engine: AsyncEngine) -> None:
+    provider = SqlMemoryProvider(engine)
+    people = KnownPeople(engine)
+    runs = MemoryRuns(MemoryConfig(provider=provider), RunJournal(engine), ConversationRegistry(engine), people)
+    await provider.add([policy("units", "kilometres")])
+    commits: list[str] = []
+    event.listen(engine.sync_engine, "commit", lambda _connection: commits.append("commit"))
+
+    first = await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="units")
+    after_first = len(commits)
+    again = await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="units")
+
+    assert (after_first, len(commits)) == (1, 1)
+    assert again == first
+    assert [p.id for p in await people.recent()] == ["ada"]
+
+
+async def test_a_racer_that_lost_takes_the_stored_digest_and_registers_nothing(engine: AsyncEngine) -> None:
+    journal = RunJournal(engine)
+    registered: list[str] = []
+
+    async def alongside() -> None:
+        registered.append("ran")
+
+    won, stored = await journal.store_json("run_1", "memory:digest", '{"first": true}', alongside=alongside)
+    lost, kept = await journal.store_json("run_1", "memory:digest", '{"second": true}', alongside=alongside)
+
+    assert (won, lost) == (True, False)
+    assert stored == '{"first": true}'
+    assert kept.replace(" ", "") == '{"first":true}'
+    assert registered == ["ran"]
