@@ -44,6 +44,7 @@ class MemoryConfig:
     max_memories: int = DEFAULT_MAX_MEMORIES
     max_fact_chars: int = DEFAULT_MAX_FACT_CHARS
     diagnostics: Diagnostics = DIAGNOSTICS
+    _writable: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.max_memories < 1:
@@ -52,11 +53,13 @@ class MemoryConfig:
         if self.max_fact_chars < 1:
             msg = f"max_fact_chars must be at least 1, not {self.max_fact_chars}"
             raise ValueError(msg)
+        # Asked twice a turn, and a runtime Protocol check costs microseconds: decided once per config.
+        object.__setattr__(self, "_writable", isinstance(self.provider, WritableMemoryProvider))
 
     @property
     def writable(self) -> bool:
         """Whether the provider can store what the model concludes (and so whether `remember` is offered)."""
-        return isinstance(self.provider, WritableMemoryProvider)
+        return self._writable
 
     def tools(self) -> tuple[dict[str, Any], ...]:
         """The tool definitions a turn offers: `remember` when the provider can write, nothing otherwise."""

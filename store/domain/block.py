@@ -71,7 +71,7 @@ _SUSPECT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff<]|  |^\\s|\\
 def neutralise(text: str) -> str:
     """One line of plain text: control characters and line or paragraph separators become spaces
     (runs of spaces fold to one), and a `<memory>` or `</memory>` tag loses its opening bracket to `‹`."""
-    if not _SUSPECT.search(text):
+    if _is_plain(text) or not _SUSPECT.search(text):
         return text
     flat = _WHITESPACE_RUN.sub(" ", _LINE_BREAKING.sub(" ", text)).strip()
     return _TAG.sub(r"‹\1", flat)
@@ -83,39 +83,74 @@ def build_memory_block(digest: MemoryDigest, *, writable: bool) -> str:
     selected; the invitation to `remember` only when the provider can write."""
     if not digest.entries:
         return ""
-    ordered = in_render_order(digest)
-    stated = [e for e in ordered if e.author == "human"]
-    concluded = [e for e in ordered if e.author != "human"]
+    stated: list[str] = []
+    concluded: list[str] = []
+    for entry in in_render_order(digest):
+        record = entry.record
+        section = stated if record.origin.author == "human" else concluded
+        section.append(_head_line(record.scope, record.key, record.text))
+        for override in entry.overrides:
+            section.append(_override_line(override))
 
     lines = [BLOCK_OPEN, PREAMBLE]
     if digest.is_partial:
         lines.append(PARTIAL_NOTICE)
     if writable:
         lines.append(REMEMBER_INVITATION)
-    for heading, section in ((STATED_HEADING, stated), (CONCLUDED_HEADING, concluded)):
-        if section:
-            lines.append(heading)
-            for entry in section:
-                lines.extend(_entry_lines(entry))
+    if stated:
+        lines.append(STATED_HEADING)
+        lines += stated
+    if concluded:
+        lines.append(CONCLUDED_HEADING)
+        lines += concluded
     lines.append(BLOCK_CLOSE)
     return "\n".join(lines)
 
 
 def in_render_order(digest: MemoryDigest) -> list[DigestEntry]:
-    """Pinned first, then scope order (narrowest first), then key: the order people and the model read."""
+    """Pinned first, then scope order (narrowest first), then key: the order people and the model read.
+    Entries that tie on all three keep the digest's order."""
     ranks = scope_ranks(digest.scopes)
+    unranked = len(ranks)
+    entries = digest.entries
+    order = sorted(
+        (not e.pinned, ranks.get(e.record.scope, unranked), e.record.key, at) for at, e in enumerate(entries)
+    )
+    return [entries[position] for *_, position in order]
 
-    def order(entry: DigestEntry) -> tuple[bool, int, str]:
-        return (not entry.pinned, ranks.get(entry.scope, len(ranks)), entry.key)
 
-    return sorted(digest.entries, key=order)
+def _is_plain(text: str) -> bool:
+    """A shortcut that is true only where `_SUSPECT` cannot match, with string methods (several times
+    faster than the search): printable text has no control character, separator or surrogate, and no
+    whitespace but the ASCII space, so "starts or ends with whitespace" is a look at the two ends."""
+    return text.isprintable() and "<" not in text and "  " not in text and text[:1] != " " and text[-1:] != " "
 
 
-def _entry_lines(entry: DigestEntry) -> list[str]:
-    head = f"- [{neutralise(entry.scope)}] {neutralise(entry.key)}: {neutralise(entry.text)}"
-    return [head, *(_override_line(o) for o in entry.overrides)]
+def _head_line(scope: str, key: str, text: str) -> str:
+    """`- [scope] key: text`, each part neutralised."""
+    line = f"[{scope}] {key}: {text}"
+    return f"- {line}" if _is_plain_line(line) else f"- [{neutralise(scope)}] {neutralise(key)}: {neutralise(text)}"
 
 
 def _override_line(override: Override) -> str:
     says = "a person stated" if override.author == "human" else "instead has"
+    line = f"[{override.scope}] {says}: {override.text}"
+    if _is_plain_line(line):
+        return _OVERRIDE_INDENT + line
     return f"{_OVERRIDE_INDENT}[{neutralise(override.scope)}] {says}: {neutralise(override.text)}"
+
+
+def _is_plain_line(line: str) -> bool:
+    """For a line `[a] b: c` built from parts that are then each left as they are: true only when
+    `neutralise` would change none of them. The line is checked once instead of each part: a part
+    that starts or ends with a space shows as a space beside the line's `[`, `]` or `:`, beside its
+    separating space, or at its end. A false alarm (`a :` inside a text) only takes the long way."""
+    return (
+        line.isprintable()
+        and "<" not in line
+        and "  " not in line
+        and "[ " not in line
+        and " ]" not in line
+        and " :" not in line
+        and line[-1:] != " "
+    )

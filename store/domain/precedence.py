@@ -4,13 +4,16 @@ Precedence resolves a conflict — two records at one key — and scope decides 
 and every beaten value rides along. Selection decides which keys appear at all under the ceiling:
 pinned keys first, then relevance when a search ranked the candidates, otherwise the narrowest
 scope and the newest within it (so the widest, then the stalest, are dropped first).
+
+This runs on every turn over every applicable record, so it is written as few passes over plain
+tuples: one pass groups the records by key, one builds each key's order as a tuple, and entries are
+built only for the keys kept.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
 
 from store.domain.scopes import normalise_scopes, scope_ranks
 from store.domain.types import DigestEntry, MemoryDigest, MemoryRecord, Override
@@ -19,16 +22,9 @@ __all__ = ("DEFAULT_MAX_MEMORIES", "resolve_digest")
 
 DEFAULT_MAX_MEMORIES = 20
 
-
-class _Candidate(NamedTuple):
-    """A key before selection: just what the orders need, so entries are built only for kept keys."""
-
-    scope_rank: int
-    newest_first: float
-    key: str
-    first_seen: int
-    pinned: bool
-    group: list[MemoryRecord]
+# A key before selection: (scope rank, newest first, key) — the order narrowest-then-newest sorts by,
+# and keys are unique, so two candidates never compare equal and nothing past the key is compared.
+_Candidate = tuple[int, float, str]
 
 
 def resolve_digest(
@@ -51,59 +47,81 @@ def resolve_digest(
         raise ValueError(msg)
     resolved_scopes = normalise_scopes(scopes)
     ranks = scope_ranks(resolved_scopes)
+    winners, conflicts = _group_by_key(records, ranks)
+    pinned_conflicts = _settle_conflicts(winners, conflicts, ranks)
 
-    by_key: dict[str, list[MemoryRecord]] = {}
-    first_seen: dict[str, int] = {}
-    for position, record in enumerate(records):
-        if record.scope not in ranks:
-            continue
-        group = by_key.get(record.key)
-        if group is None:
-            by_key[record.key] = [record]
-            first_seen[record.key] = position
+    # In the winners' first-seen order, which is the relevance order when `ranked`.
+    pinned: list[_Candidate] = []
+    unpinned: list[_Candidate] = []
+    for key, winner in winners.items():
+        candidate = (ranks[winner.scope], -winner.updated_at.timestamp(), key)
+        if winner.pinned or key in pinned_conflicts:
+            pinned.append(candidate)
         else:
-            group.append(record)
+            unpinned.append(candidate)
 
-    def winner_order(record: MemoryRecord) -> tuple[int, float, str]:
-        return (ranks[record.scope], -record.updated_at.timestamp(), record.id)
-
-    candidates = []
-    for key, group in by_key.items():
-        winner = group[0]
-        pinned = winner.pinned
-        if len(group) > 1:  # most keys are held at one scope: skip the work for them
-            group.sort(key=winner_order)
-            winner = group[0]
-            pinned = any(r.pinned for r in group)
-        stamp = -winner.updated_at.timestamp()
-        candidates.append(_Candidate(ranks[winner.scope], stamp, key, first_seen[key], pinned, group))
-
-    pinned_keys = sorted(c for c in candidates if c.pinned)
-    unpinned = [c for c in candidates if not c.pinned]
-    ceiling = len(candidates) if max_memories is None else max_memories
-    kept_pinned = pinned_keys[:ceiling]
+    pinned.sort()
+    ceiling = len(winners) if max_memories is None else max_memories
+    kept_pinned = pinned[:ceiling]
     room = ceiling - len(kept_pinned)
-    order = _by_relevance if ranked else _narrowest_then_newest
-    # The budget usually keeps a few keys out of many: pick them without sorting the rest.
-    kept_unpinned = heapq.nsmallest(room, unpinned, key=order) if room < len(unpinned) else sorted(unpinned, key=order)
+    if ranked:
+        kept_unpinned = unpinned[:room]
+    elif room < len(unpinned):  # the budget usually keeps a few keys out of many: no full sort
+        kept_unpinned = heapq.nsmallest(room, unpinned)
+    else:
+        kept_unpinned = sorted(unpinned)
+    entries = [_entry(winners[key], conflicts.get(key), True) for _, _, key in kept_pinned]
+    entries += [_entry(winners[key], conflicts.get(key), False) for _, _, key in kept_unpinned]
     return MemoryDigest(
         scopes=resolved_scopes,
-        entries=tuple(_entry(c) for c in (*kept_pinned, *kept_unpinned)),
-        omitted=len(candidates) - len(kept_pinned) - len(kept_unpinned),
-        pinned_omitted=len(pinned_keys) - len(kept_pinned),
+        entries=tuple(entries),
+        omitted=len(winners) - len(entries),
+        pinned_omitted=len(pinned) - len(kept_pinned),
         recalled=ranked,
     )
 
 
-def _by_relevance(candidate: _Candidate) -> int:
-    return candidate.first_seen
+def _group_by_key(
+    records: Iterable[MemoryRecord], ranks: dict[str, int]
+) -> tuple[dict[str, MemoryRecord], dict[str, list[MemoryRecord]]]:
+    """Each applicable key's first record, in first-seen order, and every record of the keys held
+    more than once (most keys are held once, and pay for no list)."""
+    winners: dict[str, MemoryRecord] = {}
+    conflicts: dict[str, list[MemoryRecord]] = {}
+    first = winners.setdefault
+    for record in records:
+        if record.scope in ranks:
+            key = record.key
+            held = first(key, record)
+            if held is not record:
+                group = conflicts.get(key)
+                if group is None:
+                    conflicts[key] = [held, record]
+                else:
+                    group.append(record)
+    return winners, conflicts
 
 
-def _narrowest_then_newest(candidate: _Candidate) -> tuple[int, float, str]:
-    return (candidate.scope_rank, candidate.newest_first, candidate.key)
+def _settle_conflicts(
+    winners: dict[str, MemoryRecord], conflicts: dict[str, list[MemoryRecord]], ranks: dict[str, int]
+) -> set[str]:
+    """Order each conflict's records winner first (narrowest, newest, lowest id), make the winner
+    the key's, and return the keys pinned by any of their records."""
+
+    def winner_order(record: MemoryRecord) -> tuple[int, float, str]:
+        return (ranks[record.scope], -record.updated_at.timestamp(), record.id)
+
+    pinned: set[str] = set()
+    for key, group in conflicts.items():
+        group.sort(key=winner_order)
+        winners[key] = group[0]  # replacing a value keeps the key's first-seen place
+        if any(r.pinned for r in group):
+            pinned.add(key)
+    return pinned
 
 
-def _entry(candidate: _Candidate) -> DigestEntry:
-    winner, *beaten = candidate.group
-    overrides = tuple(Override(scope=r.scope, text=r.text, author=r.origin.author) for r in beaten)
-    return DigestEntry(record=winner, overrides=overrides, pinned=candidate.pinned)
+def _entry(winner: MemoryRecord, group: list[MemoryRecord] | None, pinned: bool) -> DigestEntry:
+    if group is None:
+        return DigestEntry(record=winner, pinned=pinned)
+    overrides = tuple(Override(scope=r.scope, text=r.text, author=r.origin.author) for r in group[1:])
+    return DigestEntry(record=winner, overrides=overrides, pinned=pinned)

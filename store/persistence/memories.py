@@ -7,14 +7,16 @@ of `MEMORY_COLUMNS` and turn each row into a `MemoryRecord`, the only shape that
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Insert, Row, bindparam, case, delete, or_, select, update
+from sqlalchemy import ColumnElement, Insert, Row, bindparam, case, delete, literal_column, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from store.domain.types import MemoryOrigin, MemoryRecord
+from store.persistence.driver import driver_rows, has_fast_driver
 from store.persistence.tables import MemoryRow, table_of
 from store.persistence.terms import index_terms
 from store.persistence.types import new_id
@@ -83,17 +85,23 @@ def scope_rank(scopes: Sequence[str], scope: ColumnElement[str] | None = None) -
 
 
 async def records_at_scopes(connection: AsyncConnection, scopes: Sequence[str]) -> list[MemoryRecord]:
-    """Every record held at one of `scopes`, in no particular order."""
+    """Every record held at one of `scopes`, in no particular order. The per-turn list read: on
+    aiosqlite and asyncpg it runs on the driver (see `_hot_read`)."""
     if not scopes:
         return []
+    if has_fast_driver(connection.dialect):
+        return await _hot_read(connection, scopes, ordered=False)
     result = await connection.execute(select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes)))
     return records_from_rows(result.all())
 
 
 async def records_narrowest_newest_first(connection: AsyncConnection, scopes: Sequence[str]) -> list[MemoryRecord]:
-    """Every record at `scopes`, narrowest scope first, newest first within a scope, then by key."""
+    """Every record at `scopes`, narrowest scope first, newest first within a scope, then by key
+    (a repeated scope keeps its first rank). On aiosqlite and asyncpg it runs on the driver."""
     if not scopes:
         return []
+    if has_fast_driver(connection.dialect):
+        return await _hot_read(connection, scopes, ordered=True)
     statement = (
         select(*MEMORY_COLUMNS)
         .where(memory.c.scope.in_(scopes))
@@ -101,6 +109,61 @@ async def records_narrowest_newest_first(connection: AsyncConnection, scopes: Se
     )
     result = await connection.execute(statement)
     return records_from_rows(result.all())
+
+
+async def _hot_read(connection: AsyncConnection, scopes: Sequence[str], *, ordered: bool) -> list[MemoryRecord]:
+    """The list read without SQLAlchemy's execution and result layers: SQL compiled once per
+    (dialect, number of distinct scopes, order), run on the driver, records built from its rows.
+    A repeated scope is asked for once: the same rows, and the rank of its first place."""
+    distinct = tuple(dict.fromkeys(scopes))
+    dialect = connection.dialect
+    shape = (dialect.name, dialect.driver, len(distinct), ordered)
+    query = _hot_queries.get(shape)
+    if query is None:
+        query = _hot_queries[shape] = _compile_hot_query(dialect, len(distinct), ordered=ordered)
+    sql, positions = query
+    rows = await driver_rows(connection, sql, [distinct[i] for i in positions])
+    if dialect.name == "sqlite":
+        return _records_from_sqlite_rows(rows)
+    return records_from_rows(rows)
+
+
+_hot_queries: dict[tuple[str, str, int, bool], tuple[str, tuple[int, ...]]] = {}
+"""Compiled list reads by (dialect, driver, number of scopes, ordered): the SQL, and which scope
+each of its positional parameters takes."""
+
+
+def _compile_hot_query(dialect: Dialect, count: int, *, ordered: bool) -> tuple[str, tuple[int, ...]]:
+    """The statement `records_at_scopes` (or, `ordered`, `records_narrowest_newest_first`) builds,
+    with one named parameter per scope, compiled for `dialect`: the same SQL, up to how the scopes
+    are bound."""
+    tokens = [bindparam(f"scope_{i}", type_=memory.c.scope.type) for i in range(count)]
+    statement = select(*MEMORY_COLUMNS).where(memory.c.scope.in_(tokens))
+    if ordered:
+        ranks: dict[Any, Any] = {token: literal_column(str(i)) for i, token in enumerate(tokens)}
+        rank = case(ranks, value=memory.c.scope, else_=literal_column(str(count)))
+        statement = statement.order_by(rank, memory.c.updated_at.desc(), memory.c.key)
+    compiled = statement.compile(dialect=dialect)
+    names = compiled.positiontup or []
+    return compiled.string, tuple(int(name.removeprefix("scope_")) for name in names)
+
+
+def _records_from_sqlite_rows(rows: Iterable[Sequence[Any]]) -> list[MemoryRecord]:
+    """`records_from_rows` for SQLite's raw values, converted as `UtcDateTime` and `Boolean` convert
+    them on SQLAlchemy's path: the update time is ISO 8601 text in UTC, a pin is 0 or 1."""
+    record, origin, parse = MemoryRecord, MemoryOrigin, datetime.fromisoformat
+    return [
+        record(
+            id,
+            key,
+            text,
+            scope,
+            origin(author, thread_id, run_id, actor_ref, promoted),
+            parse(updated_at).replace(tzinfo=UTC),
+            bool(pinned),
+        )
+        for id, key, text, scope, author, thread_id, run_id, actor_ref, updated_at, pinned, promoted in rows
+    ]
 
 
 async def record_by_id(connection: AsyncConnection, id: str) -> MemoryRecord | None:

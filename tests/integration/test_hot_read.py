@@ -1,0 +1,136 @@
+"""The per-turn list read runs on the driver, past SQLAlchemy's result layer: it must return exactly
+what SQLAlchemy's own path returns — values, types, time zones and order — fail the way it did, and
+never serve a stale answer."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import exc, select
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from store.domain.types import MemoryOrigin, MemoryRecord
+from store.persistence.engine import open_engine, reading
+from store.persistence.memories import (
+    MEMORY_COLUMNS,
+    memory,
+    records_at_scopes,
+    records_from_rows,
+    records_narrowest_newest_first,
+    scope_rank,
+)
+from store.persistence.outage import database_unavailable
+from store.persistence.provider import SqlMemoryProvider
+from tests.integration.builders import ctx
+
+T = datetime(2026, 3, 29, 1, 59, 59, 999_999, tzinfo=UTC)
+SCOPES = ("actor:ada", "tenant:berlin", "global")
+
+
+def _record(
+    n: int, scope: str, key: str, text: str, origin: MemoryOrigin, *, pinned: bool, age: timedelta
+) -> MemoryRecord:
+    return MemoryRecord(
+        id=f"mem_hot_{n:03d}", key=key, text=text, scope=scope, origin=origin, updated_at=T - age, pinned=pinned
+    )
+
+
+TABLE = [
+    _record(1, "actor:ada", "tone", "short answers", MemoryOrigin(author="agent"), pinned=False, age=timedelta(0)),
+    _record(
+        2,
+        "tenant:berlin",
+        "tone",
+        "Grüße — 東京 🚚 «quotes»",
+        MemoryOrigin(author="human", thread_id="thr_1", run_id="run_1", actor_ref="lena", promoted_from="mem_x"),
+        pinned=True,
+        age=timedelta(microseconds=1),
+    ),
+    _record(3, "global", "units", "kilometres", MemoryOrigin(author="human"), pinned=True, age=timedelta(days=400)),
+    _record(
+        4,
+        "global",
+        "ünïcode-ключ",
+        "  spaced\ttext\n",
+        MemoryOrigin(author="agent", run_id="r"),
+        pinned=False,
+        age=timedelta(0),
+    ),
+    _record(5, "actor:ada", "same-time", "a", MemoryOrigin(author="agent"), pinned=False, age=timedelta(0)),
+    _record(6, "actor:bea", "tone", "not ada's", MemoryOrigin(author="agent"), pinned=False, age=timedelta(0)),
+]
+
+
+async def _through_sqlalchemy(
+    connection: AsyncConnection, scopes: tuple[str, ...], *, ordered: bool
+) -> list[MemoryRecord]:
+    """The read as it was before the driver path: SQLAlchemy's statement, result layer and types."""
+    statement = select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes))
+    if ordered:
+        statement = statement.order_by(scope_rank(scopes), memory.c.updated_at.desc(), memory.c.key)
+    return records_from_rows((await connection.execute(statement)).all())
+
+
+@pytest.mark.parametrize(
+    "scopes", [SCOPES, ("global",), ("actor:ada", "actor:ada", "global"), ("tenant:nowhere",), ("global", "actor:ada")]
+)
+async def test_the_driver_read_returns_exactly_what_sqlalchemy_returns(
+    engine: AsyncEngine, scopes: tuple[str, ...]
+) -> None:
+    await SqlMemoryProvider(engine).add(TABLE)
+
+    async with reading(engine) as connection:
+        fast = await records_at_scopes(connection, scopes)
+        fast_ordered = await records_narrowest_newest_first(connection, scopes)
+        slow = await _through_sqlalchemy(connection, scopes, ordered=False)
+        slow_ordered = await _through_sqlalchemy(connection, scopes, ordered=True)
+
+    assert sorted(fast, key=lambda r: r.id) == sorted(slow, key=lambda r: r.id)
+    assert fast_ordered == slow_ordered
+    assert {r.id for r in fast} == {r.id for r in TABLE if r.scope in scopes}
+    for record in fast + fast_ordered:
+        assert record.updated_at.tzinfo is UTC
+        assert type(record.pinned) is bool
+    assert sorted(fast, key=lambda r: r.id) == [r for r in TABLE if r.scope in scopes]
+
+
+async def test_a_memory_written_a_moment_ago_is_on_the_next_read(engine: AsyncEngine) -> None:
+    provider = SqlMemoryProvider(engine)
+    assert list(await provider.list(scopes=SCOPES, ctx=ctx())) == []
+
+    written = await provider.write(
+        key="tone", text="short", scope="actor:ada", origin=MemoryOrigin(author="agent"), ctx=ctx()
+    )
+
+    assert list(await provider.list(scopes=SCOPES, ctx=ctx())) == [written]
+    assert await provider.forget(id=written.id, ctx=ctx())
+    assert list(await provider.list(scopes=SCOPES, ctx=ctx())) == []
+
+
+async def test_a_failed_driver_read_is_raised_as_sqlalchemy_raises_it(tmp_path: Path) -> None:
+    """A database without the schema: the driver's error arrives as SQLAlchemy's, a bug (500), not an outage."""
+    engine = open_engine(f"sqlite+aiosqlite:///{tmp_path / 'empty.sqlite3'}")
+    try:
+        async with reading(engine) as connection:
+            with pytest.raises(exc.OperationalError, match="no such table") as failed:
+                await records_at_scopes(connection, SCOPES)
+        assert not database_unavailable(failed.value)
+        assert not failed.value.connection_invalidated
+    finally:
+        await engine.dispose()
+
+
+async def test_a_read_on_a_dead_connection_is_an_outage_and_the_pool_drops_it(engine: AsyncEngine) -> None:
+    await SqlMemoryProvider(engine).add(TABLE)
+    async with reading(engine) as connection:
+        driver = (await connection.get_raw_connection()).driver_connection
+        assert driver is not None
+        await driver.close()
+        with pytest.raises(exc.DBAPIError) as failed:
+            await records_at_scopes(connection, SCOPES)
+        assert connection.invalidated
+
+    assert database_unavailable(failed.value)
+    assert len(await SqlMemoryProvider(engine).list(scopes=SCOPES, ctx=ctx())) == 5  # a fresh connection serves
