@@ -17,6 +17,9 @@ each replaced by a 12-letter digest of the record's scope and the word. Two thin
 Digests are letters `a`–`p` only (hex, shifted), so every backend's tokenizer keeps each one whole
 and unchanged. 48 bits make a collision (a record matched by a word it does not hold) vanishingly
 rare, and harmless: the scope filter is applied to the rows themselves, never to terms.
+
+Stored terms are only as good as this function: changing `term` or what a word is changes every
+row's terms, and needs a migration that recomputes `search_terms` (as 0002 computed them first).
 """
 
 from __future__ import annotations
