@@ -18,6 +18,7 @@ from sqlalchemy import Text, bindparam, cast, delete, exists, func, select, type
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from store.persistence.driver import point_rows, run_statement
 from store.persistence.engine import joined_writes, reading, writing
 from store.persistence.tables import PrunedRunRow, RunCheckpointRow, table_of
 from store.persistence.types import utc_now
@@ -82,8 +83,7 @@ class RunJournal:
     async def stored_json(self, run_id: str, position: str) -> str | None:
         """The JSON text stored at (run_id, position), as stored, or None; `RunPrunedError` when the run
         was pruned. One statement, and nothing decoded: the caller decodes what it needs."""
-        async with reading(self._engine) as connection:
-            row = (await connection.execute(_STORED_OR_PRUNED, {"run_id": run_id, "position": position})).one()
+        [row] = await point_rows(self._engine, _STORED_OR_PRUNED, {"run_id": run_id, "position": position})
         if row[0] is None and row[1]:
             raise RunPrunedError(run_id)
         return None if row[0] is None else str(row[0])
@@ -104,18 +104,18 @@ class RunJournal:
         transaction."""
         async with joined_writes(self._engine) as connection:
             values = {"run_id": run_id, "position": position, "payload": payload, "created_at": self._clock()}
-            inserted = await connection.execute(
-                _insert_json_once(connection.dialect.name), {**values, "actor_id": actor_id}
+            inserted = await run_statement(
+                connection, _insert_json_once(connection.dialect.name), {**values, "actor_id": actor_id}
             )
-            if inserted.first() is not None:
+            if inserted:
                 if alongside is not None:
                     await alongside()
                 return True, payload
-            row = (await connection.execute(_STORED, {"run_id": run_id, "position": position})).first()
-        if row is None:  # pragma: no cover - the insert found a row there, in this transaction
+            rows = await run_statement(connection, _STORED, {"run_id": run_id, "position": position})
+        if not rows:  # pragma: no cover - the insert found a row there, in this transaction
             msg = f"checkpoint {run_id}/{position} vanished while being written"
             raise RuntimeError(msg)
-        return False, str(row[0])
+        return False, str(rows[0][0])
 
     async def _compute_exclusively(
         self, run_id: str, position: str, compute: Callable[[], Awaitable[Any]], actor_id: str | None
@@ -214,13 +214,15 @@ _STORED_OR_PRUNED = select(
 
 
 def _insert_json_once_for(dialect_name: str) -> Any:
-    """An insert of a payload given as JSON text, returning a row only when it was stored."""
+    """An insert of a payload given as JSON text, returning a row only when it was stored. Every
+    value is a named parameter of the statement, so it compiles once (`run_statement`)."""
     if dialect_name == "postgresql":
-        text = cast(bindparam("payload", type_=Text), journal.c.payload.type)
-        return postgresql.insert(journal).values(payload=text).on_conflict_do_nothing().returning(journal.c.run_id)
-    # SQLite keeps JSON as text: the payload goes in as the text it is.
-    as_text = type_coerce(bindparam("payload", type_=Text), Text)
-    return sqlite.insert(journal).values(payload=as_text).on_conflict_do_nothing().returning(journal.c.run_id)
+        payload: Any = cast(bindparam("payload", type_=Text), journal.c.payload.type)
+        insert: Any = postgresql.insert
+    else:  # SQLite keeps JSON as text: the payload goes in as the text it is.
+        payload, insert = type_coerce(bindparam("payload", type_=Text), Text), sqlite.insert
+    values: dict[str, Any] = {name: bindparam(name) for name in ("run_id", "position", "created_at", "actor_id")}
+    return insert(journal).values(payload=payload, **values).on_conflict_do_nothing().returning(journal.c.run_id)
 
 
 _INSERT_JSON_ONCE = {name: _insert_json_once_for(name) for name in ("postgresql", "sqlite")}

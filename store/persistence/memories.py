@@ -33,6 +33,7 @@ __all__ = (
     "record_from_row",
     "records_at_scopes",
     "records_from_rows",
+    "records_from_sqlite_rows",
     "records_narrowest_newest_first",
     "scope_rank",
     "set_pinned",
@@ -124,7 +125,7 @@ async def _hot_read(connection: AsyncConnection, scopes: Sequence[str], *, order
     sql, positions = query
     rows = await driver_rows(connection, sql, [distinct[i] for i in positions])
     if dialect.name == "sqlite":
-        return _records_from_sqlite_rows(rows)
+        return records_from_sqlite_rows(rows)
     return records_from_rows(rows)
 
 
@@ -148,7 +149,7 @@ def _compile_hot_query(dialect: Dialect, count: int, *, ordered: bool) -> tuple[
     return compiled.string, tuple(int(name.removeprefix("scope_")) for name in names)
 
 
-def _records_from_sqlite_rows(rows: Iterable[Sequence[Any]]) -> list[MemoryRecord]:
+def records_from_sqlite_rows(rows: Iterable[Sequence[Any]]) -> list[MemoryRecord]:
     """`records_from_rows` for SQLite's raw values, converted as `UtcDateTime` and `Boolean` convert
     them on SQLAlchemy's path: the update time is ISO 8601 text in UTC, a pin is 0 or 1."""
     record, origin, parse = MemoryRecord, MemoryOrigin, datetime.fromisoformat

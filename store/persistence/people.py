@@ -7,11 +7,12 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.domain.types import Actor
+from store.persistence.driver import run_statement
 from store.persistence.engine import reading, writing
 from store.persistence.tables import KnownPersonRow, table_of
 from store.persistence.types import utc_now
@@ -22,7 +23,8 @@ people = table_of(KnownPersonRow)
 
 
 def _note_statement(insert: Any) -> Any:
-    statement = insert(people)
+    columns = ("id", "tenant_ref", "roles", "last_seen_at")
+    statement = insert(people).values({name: bindparam(name) for name in columns})
     return statement.on_conflict_do_update(
         index_elements=[people.c.id],
         set_={
@@ -33,7 +35,8 @@ def _note_statement(insert: Any) -> Any:
     )
 
 
-# Built once: a new run notes its person, and building the upsert costs more than running it.
+# Built once, every value a named parameter: a new run notes its person, and building the upsert
+# costs more than running it.
 _NOTE = {"postgresql": _note_statement(postgresql.insert), "sqlite": _note_statement(sqlite.insert)}
 
 
@@ -51,7 +54,7 @@ class KnownPeople:
             "last_seen_at": self._clock(),
         }
         async with writing(self._engine) as connection:
-            await connection.execute(_NOTE[connection.dialect.name], values)
+            await run_statement(connection, _NOTE[connection.dialect.name], values)
 
     async def forget(self, actor_id: str) -> bool:
         """No longer offer `actor_id` (their erasure)."""

@@ -20,10 +20,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import Insert, Table, delete, literal, or_, select, union_all, update
+from sqlalchemy import Column, Insert, Table, bindparam, delete, literal, or_, select, union_all, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from store.persistence.driver import run_statement
 from store.persistence.engine import reading, writing
 from store.persistence.tables import ConversationRunRow, ConversationThreadRow, table_of
 from store.persistence.types import utc_now
@@ -52,7 +53,7 @@ class ConversationRegistry:
         values = {"run_id": run_id, "thread_id": thread_id, "actor": actor_id, "registered_at": self._clock()}
         async with writing(self._engine) as connection:
             await _ensure_thread(connection, thread_id, actor_id)
-            await connection.execute(_insert_or_ignore(connection, runs), values)
+            await run_statement(connection, _insert_or_ignore(connection, runs), values)
 
     async def delete_thread(self, thread_id: str) -> None:
         """Mark the thread deleted (a tombstone, known or not): its origins stop resolving."""
@@ -120,14 +121,20 @@ def _resolves(origin: Origin, gone: set[tuple[str, str]]) -> bool:
 
 
 async def _ensure_thread(connection: AsyncConnection, thread_id: str, actor_id: str | None) -> None:
-    await connection.execute(
-        _insert_or_ignore(connection, threads), {"id": thread_id, "actor": actor_id, "deleted_at": None}
-    )
+    values = {"id": thread_id, "actor": actor_id, "deleted_at": None}
+    await run_statement(connection, _insert_or_ignore(connection, threads), values)
 
 
-# Built once: every new run registers itself, and building an insert costs more than SQLite running it.
+# Built once, every value a named parameter: every new run registers itself, and building an insert
+# costs more than SQLite running it.
+_registered: dict[str, tuple[Column[object], ...]] = {
+    threads.name: (threads.c.id, threads.c.actor, threads.c.deleted_at),
+    runs.name: (runs.c.run_id, runs.c.thread_id, runs.c.actor, runs.c.registered_at),
+}
 _IGNORING: dict[tuple[str, str], Insert] = {
-    (name, table.name): insert(table).on_conflict_do_nothing()
+    (name, table.name): insert(table)
+    .values({c.name: bindparam(c.name) for c in _registered[table.name]})
+    .on_conflict_do_nothing()
     for name, insert in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert))
     for table in (threads, runs)
 }

@@ -53,7 +53,8 @@ from sqlalchemy.types import Integer
 
 from store.domain.relevance import MAX_QUERY_WORDS, query_words
 from store.domain.types import MemoryRecord
-from store.persistence.memories import MEMORY_COLUMNS, records_from_rows
+from store.persistence.driver import has_fast_driver, run_statement
+from store.persistence.memories import MEMORY_COLUMNS, records_from_rows, records_from_sqlite_rows
 from store.persistence.tables import MemoryRow, table_of
 from store.persistence.terms import query_terms
 
@@ -103,17 +104,17 @@ async def records_by_relevance(
         return []
     statement, params = relevance_statement(connection.dialect.name, scopes, words, limit)
     if connection.dialect.name != "postgresql":
-        result = await connection.execute(statement, params)
-        return records_from_rows(result.all())
+        rows = await run_statement(connection, statement, params)
+        return records_from_sqlite_rows(rows) if has_fast_driver(connection.dialect) else records_from_rows(rows)
     # asyncpg prepares statements, and after five runs PostgreSQL may settle on one generic plan,
     # made without knowing the scopes or the terms; for this query it is several times slower than
     # the plan made for them. So the search alone is planned afresh each time (reads run outside a
     # transaction, where SET LOCAL would not hold, hence SET and RESET).
-    await connection.execute(_CUSTOM_PLANS)
+    await run_statement(connection, _CUSTOM_PLANS, {})
     try:
-        rows = (await connection.execute(statement, params)).all()
+        rows = await run_statement(connection, statement, params)
     finally:
-        await connection.execute(_DEFAULT_PLANS)
+        await run_statement(connection, _DEFAULT_PLANS, {})
     return records_from_rows(rows)
 
 
