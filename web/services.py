@@ -46,7 +46,7 @@ class Services:
 async def open_services(settings: Settings, *, migrate: bool | None = None) -> Services:
     """Connect to the database (migrating it first when it is the embedded SQLite default, or when
     `migrate` says so) and build the repositories over it."""
-    engine = open_engine(settings.database_url)
+    engine = open_engine(settings.database_url, pool_size=settings.database_pool_size)
     if migrate if migrate is not None else settings.database_url.startswith("sqlite"):
         await upgrade_engine(engine)
     provider = SqlMemoryProvider(engine)

@@ -37,6 +37,14 @@ class Settings:
             "working directory; use postgresql+asyncpg://user:password@host/db to share one across hosts."
         ),
     )
+    database_pool_size: int = field(
+        default=20,
+        metadata=_doc(
+            "Database connections each worker process keeps open (it opens as many again for a burst, "
+            "and closes those). With PostgreSQL, workers × 2 × this must stay under the server's "
+            "max_connections."
+        ),
+    )
     base_url: str = field(
         default="http://127.0.0.1:8000",
         metadata=_doc(
@@ -138,6 +146,7 @@ class Settings:
             msg = f"ONFILE_BASE_URL must be an http(s) address without a trailing slash, not {self.base_url!r}"
             raise SettingsError(msg)
         for name in (
+            "database_pool_size",
             "session_idle_minutes",
             "session_max_hours",
             "max_memories",

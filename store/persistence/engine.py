@@ -34,7 +34,7 @@ __all__ = (
     "BUSY_TIMEOUT_MS",
     "DATABASE_URL_VARIABLE",
     "DEFAULT_DATABASE_URL",
-    "SQLITE_POOL_SIZE",
+    "POOL_SIZE",
     "database_url_from_environment",
     "is_sqlite",
     "joined_writes",
@@ -52,8 +52,8 @@ DATABASE_URL_VARIABLE = "ONFILE_DATABASE_URL"
 BUSY_TIMEOUT_MS = 10_000
 """How long a SQLite writer queues behind another before giving up."""
 
-SQLITE_POOL_SIZE = 20
-"""Connections a SQLite engine keeps open (and as many more it may open for a burst)."""
+POOL_SIZE = 20
+"""Connections an engine keeps open (and as many more it may open for a burst, then close)."""
 
 _WRITE_OPTION = "onfile_write"
 _READ_OPTION = "onfile_read"
@@ -75,12 +75,16 @@ def open_engine(database_url: str, **engine_options: Any) -> AsyncEngine:
 
     The caller owns it and must `await engine.dispose()` when done."""
     url = make_url(database_url)
-    if url.get_backend_name() == "sqlite" and url.database not in (None, "", ":memory:"):
-        # A pooled SQLite connection is a file handle and a thread, cheap to keep; opening one is a
-        # thread start and five pragmas. With the default pool (5, and 10 more opened and closed on
-        # demand) sixteen concurrent turns opened and closed connections all the time.
-        engine_options.setdefault("pool_size", SQLITE_POOL_SIZE)
-        engine_options.setdefault("max_overflow", SQLITE_POOL_SIZE)
+    if url.get_backend_name() == "postgresql" or url.database not in (None, "", ":memory:"):
+        # Opening a connection is a thread start and five pragmas on SQLite, a login on PostgreSQL;
+        # with SQLAlchemy's default pool (5, and up to 10 more opened and closed on demand) sixteen
+        # concurrent turns opened and closed connections all the time. An in-memory SQLite database
+        # has one connection, and no pool to size.
+        pool_size = engine_options.setdefault("pool_size", POOL_SIZE)
+        engine_options.setdefault("max_overflow", pool_size)
+    else:
+        engine_options.pop("pool_size", None)
+        engine_options.pop("max_overflow", None)
     engine = create_async_engine(url, **engine_options)
     if engine.dialect.name == "sqlite":
         _production_sqlite(engine)
