@@ -10,6 +10,7 @@ its position, in the same transaction that stores it: a racer waits, then reads 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
@@ -62,18 +63,19 @@ class RunJournal:
         `compute` runs outside any transaction (it may be slow: a search, a model call), so it can run
         in two racing processes at once; the store keeps the first insert and everyone returns it.
         With `exclusive` it runs at most once: see `_compute_exclusively`."""
-        async with reading(self._engine) as connection:
-            found, stored = await _stored_payload(connection, run_id, position)
-            if not found and await _was_pruned(connection, run_id):
-                raise RunPrunedError(run_id)
-        if found:
-            return stored
+        [(stored_text, was_pruned)] = await point_rows(
+            self._engine, _STORED_OR_PRUNED, {"run_id": run_id, "position": position}
+        )
+        if stored_text is not None:
+            return json.loads(stored_text)
+        if was_pruned:
+            raise RunPrunedError(run_id)
         if exclusive:
             return await self._compute_exclusively(run_id, position, compute, actor_id)
         payload = await compute()
         async with writing(self._engine) as connection:
-            statement = _insert_once(connection.dialect.name, run_id, position, payload, self._clock(), actor_id)
-            await connection.execute(statement)
+            values = _checkpoint_values(run_id, position, payload, self._clock(), actor_id)
+            await run_statement(connection, _INSERT_ONCE[connection.dialect.name], values)
             found, stored = await _stored_payload(connection, run_id, position)
         if not found:  # pragma: no cover - the row was just inserted or already there, in this transaction
             msg = f"checkpoint {run_id}/{position} vanished while being written"
@@ -134,8 +136,8 @@ class RunJournal:
             if found:
                 return stored
             payload = await compute()
-            statement = _insert_once(connection.dialect.name, run_id, position, payload, self._clock(), actor_id)
-            await connection.execute(statement)
+            values = _checkpoint_values(run_id, position, payload, self._clock(), actor_id)
+            await run_statement(connection, _INSERT_ONCE[connection.dialect.name], values)
             _, stored = await _stored_payload(connection, run_id, position)
         return stored
 
@@ -181,10 +183,6 @@ def _lock_key(run_id: str, position: str) -> int:
     return int.from_bytes(digest, "big", signed=True)
 
 
-async def _was_pruned(connection: AsyncConnection, run_id: str) -> bool:
-    return (await connection.execute(select(pruned.c.run_id).where(pruned.c.run_id == run_id))).first() is not None
-
-
 def _tombstones(dialect_name: str) -> Any:
     if dialect_name == "postgresql":
         return postgresql.insert(pruned).on_conflict_do_nothing()
@@ -196,11 +194,10 @@ def _chunks(values: list[str], size: int) -> list[list[str]]:
 
 
 async def _stored_payload(connection: AsyncConnection, run_id: str, position: str) -> tuple[bool, Any]:
-    result = await connection.execute(
-        select(journal.c.payload).where(journal.c.run_id == run_id, journal.c.position == position)
-    )
-    row = result.first()
-    return (False, None) if row is None else (True, row[0])
+    """Whether a payload is stored at (run_id, position), and the payload, decoded as SQLAlchemy's
+    JSON type decodes it (its text goes through `json.loads`)."""
+    rows = await run_statement(connection, _STORED, {"run_id": run_id, "position": position})
+    return (False, None) if not rows else (True, json.loads(rows[0][0]))
 
 
 _STORED = select(cast(journal.c.payload, Text)).where(
@@ -232,10 +229,17 @@ def _insert_json_once(dialect_name: str) -> Any:
     return _INSERT_JSON_ONCE[dialect_name]
 
 
-def _insert_once(
-    dialect_name: str, run_id: str, position: str, payload: Any, now: datetime, actor_id: str | None
-) -> Any:
-    values = {"run_id": run_id, "position": position, "payload": payload, "created_at": now, "actor_id": actor_id}
-    if dialect_name == "postgresql":
-        return postgresql.insert(journal).values(values).on_conflict_do_nothing()
-    return sqlite.insert(journal).values(values).on_conflict_do_nothing()
+def _checkpoint_values(run_id: str, position: str, payload: Any, now: datetime, actor_id: str | None) -> dict[str, Any]:
+    return {"run_id": run_id, "position": position, "payload": payload, "created_at": now, "actor_id": actor_id}
+
+
+def _insert_once_for(insert: Any) -> Any:
+    """An insert of a payload given as a value (encoded by the column's JSON type) that leaves a
+    stored one as it is; every value a named parameter, so it compiles once."""
+    values = {
+        name: bindparam(name, type_=journal.c[name].type) for name in _checkpoint_values("", "", 0, utc_now(), "")
+    }
+    return insert(journal).values(values).on_conflict_do_nothing()
+
+
+_INSERT_ONCE = {"postgresql": _insert_once_for(postgresql.insert), "sqlite": _insert_once_for(sqlite.insert)}
