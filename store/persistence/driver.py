@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import ClauseElement, Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from store.persistence.engine import reading
+from store.persistence.engine import defer_statement, pending_statements, reading, run_statements
 
 __all__ = (
     "FAST_DRIVERS",
@@ -63,7 +63,9 @@ async def driver_rows(connection: AsyncConnection, sql: str, params: Sequence[An
     sqlite_driver = connection.dialect.name == "sqlite"
     try:
         if sqlite_driver:
-            rows: Sequence[Sequence[Any]] = await driver.execute_fetchall(sql, params)
+            # what the transaction held back runs first, in the same round trip (see `engine`)
+            pending = pending_statements(pooled)
+            rows: Sequence[Sequence[Any]] = await run_statements(driver, [*pending, (sql, params)])
         else:
             rows = await driver.fetch(sql, *params)
     except Exception as error:
@@ -135,18 +137,27 @@ def driver_statement(dialect: Dialect, statement: Executable) -> DriverStatement
 
 
 async def run_statement(
-    connection: AsyncConnection, statement: Executable, values: Mapping[str, Any]
+    connection: AsyncConnection, statement: Executable, values: Mapping[str, Any], *, deferrable: bool = False
 ) -> Sequence[Sequence[Any]]:
     """Run `statement` with `values` and return its rows as the driver gives them (raw values: on
     SQLite a time is ISO text, a flag 0 or 1). On aiosqlite that is one trip to its thread, inside
-    whatever transaction the connection holds. On asyncpg only outside a transaction (its adapter
-    opens the transaction with SQLAlchemy's first statement, so a statement run past it first would
-    commit on its own): inside one, and on any other driver, SQLAlchemy runs it."""
+    whatever transaction the connection holds — or, `deferrable` (its rows unread), none: in a write
+    transaction it waits for the next statement or the COMMIT, and any failure surfaces there, failing
+    the transaction as a whole. On asyncpg only outside a transaction (its adapter opens the
+    transaction with SQLAlchemy's first statement, so a statement run past it first would commit on
+    its own): inside one, and on any other driver, SQLAlchemy runs it."""
     dialect = connection.dialect
     sqlite_driver = (dialect.name, dialect.driver) == ("sqlite", "aiosqlite")
     if sqlite_driver or (has_fast_driver(dialect) and not connection.in_transaction()):
         prepared = driver_statement(dialect, statement)
-        return await driver_rows(connection, prepared.sql, prepared.parameters(values))
+        params = prepared.parameters(values)
+        if (
+            sqlite_driver
+            and deferrable
+            and defer_statement(await connection.get_raw_connection(), (prepared.sql, params))
+        ):
+            return []
+        return await driver_rows(connection, prepared.sql, params)
     result = await connection.execute(statement, dict(values))
     return result.all() if result.returns_rows else []
 

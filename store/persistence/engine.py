@@ -19,14 +19,15 @@ from __future__ import annotations
 import asyncio
 import os
 import weakref
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.util import await_
 
@@ -36,11 +37,14 @@ __all__ = (
     "DEFAULT_DATABASE_URL",
     "POOL_SIZE",
     "database_url_from_environment",
+    "defer_statement",
     "is_sqlite",
     "joined_writes",
     "open_engine",
+    "pending_statements",
     "printable_url",
     "reading",
+    "run_statements",
     "writing",
 )
 
@@ -58,6 +62,8 @@ POOL_SIZE = 20
 _WRITE_OPTION = "onfile_write"
 _READ_OPTION = "onfile_read"
 _BEGIN_KEY = "onfile_begin"
+_PENDING_KEY = "onfile_pending"
+_DEFERRING_KEY = "onfile_deferring"
 
 
 def database_url_from_environment() -> str:
@@ -198,31 +204,110 @@ def _production_sqlite(engine: AsyncEngine) -> None:
         finally:
             cursor.close()
 
-    @event.listens_for(sync_engine, "begin")
-    def _on_begin(connection: Connection) -> None:
-        options = connection.get_execution_options()
-        if options.get(_READ_OPTION, False):
-            return  # sqlite3 then runs each statement in its own implicit transaction
-        connection.connection.info[_BEGIN_KEY] = "BEGIN IMMEDIATE" if options.get(_WRITE_OPTION, False) else "BEGIN"
+    _sqlite_transactions(sync_engine)
 
-    # The BEGIN the event chose runs in the dialect's begin, which SQLAlchemy wraps as it wraps any
-    # statement (a locked or vanished database is a DBAPIError, as from `execute`), and in ONE trip
-    # to aiosqlite's thread: through `exec_driver_sql` it took three, a fifth of a new run's.
-    def _do_begin(dbapi_connection: Any) -> None:
-        begin = dbapi_connection.info.pop(_BEGIN_KEY, None)
-        if begin is not None:
-            await_(dbapi_connection.driver_connection.execute_fetchall(begin))
 
-    sync_engine.dialect.do_begin = _do_begin  # type: ignore[method-assign]
+def _sqlite_transactions(sync_engine: Engine) -> None:
+    """How SQLite transactions begin, run and end (see each function below)."""
+    dialect = sync_engine.dialect
+    event.listen(sync_engine, "begin", _choose_begin)
+    event.listen(sync_engine, "before_cursor_execute", _run_pending_first)
+    dialect.do_begin = _hold_begin  # type: ignore[method-assign]
+    dialect.do_commit = partial(_commit_with_pending, dialect.do_commit)  # type: ignore[method-assign]
+    dialect.do_rollback = partial(_rollback_when_in_transaction, dialect.do_rollback)  # type: ignore[method-assign]
 
-    # A read opens no transaction (above), yet SQLAlchemy rolls back when the connection is closed and
-    # again when the pool takes it back. Each is a round trip to aiosqlite's thread that does nothing
-    # — two of the five a point read costs. Roll back only when a transaction is open (the sqlite3
-    # module opens none of its own: `isolation_level = None`), so a failed write is still undone.
-    rollback = sync_engine.dialect.do_rollback
 
-    def _rollback_when_in_transaction(dbapi_connection: Any) -> None:
-        if dbapi_connection.driver_connection.in_transaction:
-            rollback(dbapi_connection)
+def _choose_begin(connection: Connection) -> None:
+    options = connection.get_execution_options()
+    if options.get(_READ_OPTION, False):
+        return  # sqlite3 then runs each statement in its own implicit transaction
+    connection.connection.info[_BEGIN_KEY] = "BEGIN IMMEDIATE" if options.get(_WRITE_OPTION, False) else "BEGIN"
 
-    sync_engine.dialect.do_rollback = _rollback_when_in_transaction  # type: ignore[method-assign]
+
+def _hold_begin(dbapi_connection: Any) -> None:
+    """The BEGIN `_choose_begin` chose is held back (`pending_statements`) and runs with the
+    transaction's first statement, in the same round trip to aiosqlite's thread; statements whose
+    rows nobody reads may wait too (`defer_statement`), and run with the COMMIT. A new run's write
+    was seven round trips and is two, and its write lock is held for two."""
+    info = _info(dbapi_connection)
+    begin = info.pop(_BEGIN_KEY, None)
+    if begin is not None:
+        info[_PENDING_KEY] = [(begin, ())]
+        info[_DEFERRING_KEY] = True
+
+
+def _run_pending_first(connection: Connection, *_args: Any) -> None:
+    """Whatever SQLAlchemy itself runs first runs what waits before it, so the order of statements
+    never changes (and a failure of theirs is wrapped as its own would be)."""
+    pending = pending_statements(connection.connection)
+    if pending:
+        await_(run_statements(connection.connection.driver_connection, pending))
+
+
+def _commit_with_pending(commit: Callable[[Any], None], dbapi_connection: Any) -> None:
+    _info(dbapi_connection).pop(_DEFERRING_KEY, None)
+    pending = pending_statements(dbapi_connection)
+    if len(pending) == 1 and pending[0][0].startswith("BEGIN"):
+        return  # nothing ran in the transaction: nothing to begin or commit
+    if pending:
+        await_(run_statements(dbapi_connection.driver_connection, [*pending, ("COMMIT", ())]))
+    else:
+        commit(dbapi_connection)
+
+
+def _rollback_when_in_transaction(rollback: Callable[[Any], None], dbapi_connection: Any) -> None:
+    """A read opens no transaction (above), yet SQLAlchemy rolls back when the connection is closed
+    and again when the pool takes it back. Each is a round trip to aiosqlite's thread that does
+    nothing. Roll back only when a transaction is open (the sqlite3 module opens none of its own:
+    `isolation_level = None`), so a failed write is still undone; what never ran is dropped."""
+    _info(dbapi_connection).pop(_DEFERRING_KEY, None)
+    pending_statements(dbapi_connection)
+    if dbapi_connection.driver_connection.in_transaction:
+        rollback(dbapi_connection)
+
+
+def _info(dbapi_connection: Any) -> dict[Any, Any]:
+    """The pooled connection's own dict; the ad-hoc connection of the dialect's first connect has
+    none (and no transaction of ours)."""
+    try:
+        info: dict[Any, Any] = dbapi_connection.info
+    except NotImplementedError:
+        return {}
+    return info
+
+
+Statement = tuple[str, Sequence[Any]]
+"""SQL in the driver's parameter style and its parameters."""
+
+
+def pending_statements(pooled: Any) -> list[Statement]:
+    """What a SQLite transaction on this pooled connection holds back (its BEGIN first, then any
+    deferred statement), taken: the caller runs it before anything else, or drops it on rollback."""
+    pending: list[Statement] = _info(pooled).pop(_PENDING_KEY, None) or []
+    return pending
+
+
+def defer_statement(pooled: Any, statement: Statement) -> bool:
+    """Hold `statement` back until the transaction's next statement or its COMMIT, when this pooled
+    connection is in a SQLite write transaction; whether it was held (otherwise run it now)."""
+    if not pooled.info.get(_DEFERRING_KEY, False):
+        return False
+    pooled.info.setdefault(_PENDING_KEY, []).append(statement)
+    return True
+
+
+async def run_statements(driver: Any, statements: Sequence[Statement]) -> list[Any]:
+    """Run `statements` in order in ONE round trip to aiosqlite's connection thread; the rows of the
+    last. A failure stops there and is raised as the sqlite3 module raised it.
+
+    aiosqlite offers no public call for this; its own `_execute` and `_conn` are what SQLAlchemy's
+    adapter also reaches for (aiosqlite is pinned below 0.23)."""
+
+    def run() -> list[Any]:
+        rows: list[Any] = []
+        for sql, params in statements:
+            rows = driver._conn.execute(sql, params).fetchall()
+        return rows
+
+    found: list[Any] = await driver._execute(run)
+    return found

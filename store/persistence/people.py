@@ -54,7 +54,7 @@ class KnownPeople:
             "last_seen_at": self._clock(),
         }
         async with writing(self._engine) as connection:
-            await run_statement(connection, _NOTE[connection.dialect.name], values)
+            await run_statement(connection, _NOTE[connection.dialect.name], values, deferrable=True)
 
     async def forget(self, actor_id: str) -> bool:
         """No longer offer `actor_id` (their erasure)."""

@@ -53,7 +53,7 @@ class ConversationRegistry:
         values = {"run_id": run_id, "thread_id": thread_id, "actor": actor_id, "registered_at": self._clock()}
         async with writing(self._engine) as connection:
             await _ensure_thread(connection, thread_id, actor_id)
-            await run_statement(connection, _insert_or_ignore(connection, runs), values)
+            await run_statement(connection, _insert_or_ignore(connection, runs), values, deferrable=True)
 
     async def delete_thread(self, thread_id: str) -> None:
         """Mark the thread deleted (a tombstone, known or not): its origins stop resolving."""
@@ -122,7 +122,7 @@ def _resolves(origin: Origin, gone: set[tuple[str, str]]) -> bool:
 
 async def _ensure_thread(connection: AsyncConnection, thread_id: str, actor_id: str | None) -> None:
     values = {"id": thread_id, "actor": actor_id, "deleted_at": None}
-    await run_statement(connection, _insert_or_ignore(connection, threads), values)
+    await run_statement(connection, _insert_or_ignore(connection, threads), values, deferrable=True)
 
 
 # Built once, every value a named parameter: every new run registers itself, and building an insert

@@ -1,6 +1,8 @@
-"""SQLite's point reads run inline on the event loop's thread, and a turn's statements on the driver:
-the answers must be exactly those of the pooled path, a lock must never stall the loop, and nothing
-must stay open once the engine is disposed."""
+"""SQLite's point reads run inline on the event loop's thread, and a turn's statements on the driver,
+some held back until the transaction's next statement or its COMMIT: the answers must be exactly
+those of the pooled path, a lock must never stall the loop, nothing must stay open once the engine
+is disposed, statements must run in the order they were given, and a transaction must still commit
+or fail as a whole."""
 
 from __future__ import annotations
 
@@ -24,9 +26,17 @@ from store.persistence.engine import reading, writing
 from store.persistence.journal import RunJournal
 from store.persistence.outage import database_unavailable
 from store.persistence.people import KnownPeople
-from store.persistence.tables import KnownPersonRow, table_of
+from store.persistence.registry import ConversationRegistry, Origin
+from store.persistence.tables import ConversationRunRow, KnownPersonRow, RunCheckpointRow, table_of
+from tests.builders import T0
 
 people = table_of(KnownPersonRow)
+runs = table_of(ConversationRunRow)
+journal = table_of(RunCheckpointRow)
+RUN_INTO = runs.insert().values(
+    run_id=bindparam("run_id"), thread_id=bindparam("thread_id"), registered_at=bindparam("registered_at")
+)
+RUN = select(runs.c.run_id, runs.c.thread_id).where(runs.c.run_id == bindparam("run_id"))
 PERSON = select(people.c.id, people.c.tenant_ref, people.c.roles, people.c.last_seen_at).where(
     people.c.id == bindparam("id")
 )
@@ -159,3 +169,93 @@ async def test_a_replay_read_inline_returns_the_stored_text_byte_for_byte(
     assert await journal.store_json("run_1", "memory:digest", payload, actor_id="ada") == (True, payload)
     assert await journal.stored_json("run_1", "memory:digest") == payload
     assert await journal.stored_json("run_2", "memory:digest") is None
+
+
+async def _one_connection(path: Path) -> AsyncEngine:
+    """An engine whose every transaction reuses one pooled connection."""
+    return open_engine(f"sqlite+aiosqlite:///{path}", pool_size=1, max_overflow=0)
+
+
+async def test_a_held_back_statement_runs_before_whatever_the_transaction_runs_next(
+    sqlite_file: tuple[AsyncEngine, Path],
+) -> None:
+    engine, _path = sqlite_file
+    await ConversationRegistry(engine).register_run("run_0", "thr_1", "ada")
+    async with writing(engine) as connection:
+        for n in (1, 2):
+            values = {"run_id": f"run_{n}", "thread_id": "thr_1", "registered_at": T0}
+            assert await run_statement(connection, RUN_INTO, values, deferrable=True) == []
+        # on the driver: the held-back inserts run first, in the same round trip
+        assert [tuple(r) for r in await run_statement(connection, RUN, {"run_id": "run_1"})] == [("run_1", "thr_1")]
+        values = {"run_id": "run_3", "thread_id": "thr_1", "registered_at": T0}
+        await run_statement(connection, RUN_INTO, values, deferrable=True)
+        # through SQLAlchemy: the same
+        found = (await connection.execute(select(runs.c.run_id).order_by(runs.c.run_id))).scalars().all()
+        assert found == ["run_0", "run_1", "run_2", "run_3"]
+        values = {"run_id": "run_4", "thread_id": "thr_1", "registered_at": T0}
+        await run_statement(connection, RUN_INTO, values, deferrable=True)  # runs with the COMMIT
+    async with reading(engine) as connection:
+        rows = await run_statement(connection, select(runs.c.run_id).order_by(runs.c.run_id), {})
+    assert [r[0] for r in rows] == ["run_0", "run_1", "run_2", "run_3", "run_4"]
+
+
+async def test_a_held_back_statement_that_fails_at_the_commit_fails_the_whole_transaction(
+    sqlite_file: tuple[AsyncEngine, Path],
+) -> None:
+    _engine, path = sqlite_file
+    engine = await _one_connection(path)
+
+    async def register_two() -> None:
+        async with writing(engine) as connection:
+            await run_statement(connection, RUN_INTO, {"run_id": "a", "thread_id": "thr_9", "registered_at": T0})
+            # no such thread: the foreign key refuses it, when it runs, at the COMMIT
+            values = {"run_id": "b", "thread_id": "thr_missing", "registered_at": T0}
+            assert await run_statement(connection, RUN_INTO, values, deferrable=True) == []
+
+    try:
+        await ConversationRegistry(engine).register_run("run_0", "thr_9", "ada")
+        with pytest.raises(exc.IntegrityError):
+            await register_two()
+        async with reading(engine) as connection:
+            assert [r[0] for r in await run_statement(connection, select(runs.c.run_id), {})] == ["run_0"]
+        # the same pooled connection then writes cleanly: nothing of the failed transaction is left
+        await ConversationRegistry(engine).register_run("c", "thr_2", "ada")
+        assert await ConversationRegistry(engine).origins_resolve([Origin("thr_2", "c")]) == {Origin("thr_2", "c")}
+        async with reading(engine) as connection:
+            found = await run_statement(connection, select(runs.c.run_id).order_by(runs.c.run_id), {})
+        assert [r[0] for r in found] == ["c", "run_0"]
+    finally:
+        await engine.dispose()
+
+
+async def test_a_transaction_that_fails_drops_what_it_held_back(sqlite_file: tuple[AsyncEngine, Path]) -> None:
+    _engine, path = sqlite_file
+    engine = await _one_connection(path)
+    try:
+        await ConversationRegistry(engine).register_run("run_0", "thr_1", "ada")
+
+        async def fail_after_holding_back() -> None:
+            async with writing(engine) as connection:
+                values = {"run_id": "run_1", "thread_id": "thr_1", "registered_at": T0}
+                await run_statement(connection, RUN_INTO, values, deferrable=True)
+                raise RuntimeError("the caller failed")
+
+        with pytest.raises(RuntimeError, match="the caller failed"):
+            await fail_after_holding_back()
+        async with writing(engine) as connection:  # the same connection: run_1 must not come back
+            values = {"run_id": "run_2", "thread_id": "thr_1", "registered_at": T0}
+            await run_statement(connection, RUN_INTO, values, deferrable=True)
+        async with reading(engine) as connection:
+            rows = await run_statement(connection, select(runs.c.run_id).order_by(runs.c.run_id), {})
+        assert [r[0] for r in rows] == ["run_0", "run_2"]
+    finally:
+        await engine.dispose()
+
+
+async def test_outside_a_write_transaction_nothing_is_held_back(sqlite_file: tuple[AsyncEngine, Path]) -> None:
+    engine, _path = sqlite_file
+    await ConversationRegistry(engine).register_run("run_0", "thr_1", "ada")
+    async with reading(engine) as connection:  # a read opens no transaction: the insert runs now
+        values = {"run_id": "run_1", "thread_id": "thr_1", "registered_at": T0}
+        await run_statement(connection, RUN_INTO, values, deferrable=True)
+    assert [tuple(r) for r in await point_rows(engine, RUN, {"run_id": "run_1"})] == [("run_1", "thr_1")]
