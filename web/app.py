@@ -171,9 +171,14 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
                 }
             ),
         ),
-        # Tracebacks for real failures; a login that is needed, a 404 or a refusal is not one.
+        # Tracebacks for real failures; a login that is needed, a 404 or a refusal is not one. Lines
+        # go straight to the console handler, as uvicorn's access lines do: through Litestar's
+        # default queue, every digest's log line woke a listener thread, a thread handoff that cost
+        # a new run more than writing the line.
         logging_config=LoggingConfig(
             log_exceptions="always",
             disable_stack_trace={LoginRequiredError, 400, 401, 403, 404, 405, 409, 410},
+            root={"handlers": ["console"], "level": "INFO"},
+            loggers={"litestar": {"level": "INFO", "handlers": ["console"], "propagate": False}},
         ),
     )
