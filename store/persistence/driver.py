@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import ClauseElement, Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from store.persistence.engine import defer_statement, pending_statements, reading, run_statements
+from store.persistence.engine import defer_statement, reading, run_statements, settle_anchor
 
 __all__ = (
     "FAST_DRIVERS",
@@ -42,6 +42,7 @@ __all__ = (
     "driver_rows",
     "driver_statement",
     "has_fast_driver",
+    "hold_back",
     "point_rows",
     "run_statement",
 )
@@ -64,8 +65,7 @@ async def driver_rows(connection: AsyncConnection, sql: str, params: Sequence[An
     try:
         if sqlite_driver:
             # what the transaction held back runs first, in the same round trip (see `engine`)
-            pending = pending_statements(pooled)
-            rows: Sequence[Sequence[Any]] = await run_statements(driver, [*pending, (sql, params)])
+            rows: Sequence[Sequence[Any]] = await run_statements(pooled, [(sql, params)])
         else:
             rows = await driver.fetch(sql, *params)
     except Exception as error:
@@ -141,25 +141,37 @@ async def run_statement(
 ) -> Sequence[Sequence[Any]]:
     """Run `statement` with `values` and return its rows as the driver gives them (raw values: on
     SQLite a time is ISO text, a flag 0 or 1). On aiosqlite that is one trip to its thread, inside
-    whatever transaction the connection holds — or, `deferrable` (its rows unread), none: in a write
-    transaction it waits for the next statement or the COMMIT, and any failure surfaces there, failing
-    the transaction as a whole. On asyncpg only outside a transaction (its adapter opens the
-    transaction with SQLAlchemy's first statement, so a statement run past it first would commit on
-    its own): inside one, and on any other driver, SQLAlchemy runs it."""
+    whatever transaction the connection holds — or, `deferrable` (its rows unread), none: it may be
+    held back (see `hold_back`), and then answers no rows. On asyncpg only outside a transaction (its
+    adapter opens the transaction with SQLAlchemy's first statement, so a statement run past it first
+    would commit on its own): inside one, and on any other driver, SQLAlchemy runs it."""
+    if deferrable and await hold_back(connection, statement, values):
+        return []
     dialect = connection.dialect
     sqlite_driver = (dialect.name, dialect.driver) == ("sqlite", "aiosqlite")
     if sqlite_driver or (has_fast_driver(dialect) and not connection.in_transaction()):
         prepared = driver_statement(dialect, statement)
-        params = prepared.parameters(values)
-        if (
-            sqlite_driver
-            and deferrable
-            and defer_statement(await connection.get_raw_connection(), (prepared.sql, params))
-        ):
-            return []
-        return await driver_rows(connection, prepared.sql, params)
+        if sqlite_driver:
+            await settle_anchor(await connection.get_raw_connection())
+        return await driver_rows(connection, prepared.sql, prepared.parameters(values))
     result = await connection.execute(statement, dict(values))
     return result.all() if result.returns_rows else []
+
+
+async def hold_back(
+    connection: AsyncConnection, statement: Executable, values: Mapping[str, Any], *, anchor: bool = False
+) -> bool:
+    """In a SQLite write transaction on aiosqlite, hold `statement` back until the transaction's next
+    statement or its COMMIT, which carry it in their round trip; whether it was held (if not, the
+    caller runs it). A failure surfaces there, failing the transaction as a whole. An `anchor` is an
+    insert returning its row: what is held back after it inside `only_if_anchor_inserted` runs only
+    if it inserted one."""
+    dialect = connection.dialect
+    if (dialect.name, dialect.driver) != ("sqlite", "aiosqlite"):
+        return False
+    prepared = driver_statement(dialect, statement)
+    held = (prepared.sql, prepared.parameters(values))
+    return defer_statement(await connection.get_raw_connection(), held, anchor=anchor)
 
 
 async def point_rows(engine: AsyncEngine, statement: Executable, values: Mapping[str, Any]) -> Sequence[Sequence[Any]]:

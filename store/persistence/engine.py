@@ -19,8 +19,8 @@ from __future__ import annotations
 import asyncio
 import os
 import weakref
-from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
@@ -38,13 +38,16 @@ __all__ = (
     "POOL_SIZE",
     "database_url_from_environment",
     "defer_statement",
+    "in_joined_writes",
     "is_sqlite",
     "joined_writes",
+    "only_if_anchor_inserted",
     "open_engine",
     "pending_statements",
     "printable_url",
     "reading",
     "run_statements",
+    "settle_anchor",
     "writing",
 )
 
@@ -64,6 +67,7 @@ _READ_OPTION = "onfile_read"
 _BEGIN_KEY = "onfile_begin"
 _PENDING_KEY = "onfile_pending"
 _DEFERRING_KEY = "onfile_deferring"
+_ANCHORED_KEY = "onfile_anchored"
 
 
 def database_url_from_environment() -> str:
@@ -141,6 +145,12 @@ async def joined_writes(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
             yield connection
         finally:
             _joined.reset(token)
+
+
+def in_joined_writes(engine: AsyncEngine) -> bool:
+    """Whether this task is inside `joined_writes(engine)` (a write would join its transaction)."""
+    joined = _joined.get()
+    return joined is not None and joined[0] is engine
 
 
 class _WriterQueue:
@@ -232,27 +242,31 @@ def _hold_begin(dbapi_connection: Any) -> None:
     info = _info(dbapi_connection)
     begin = info.pop(_BEGIN_KEY, None)
     if begin is not None:
-        info[_PENDING_KEY] = [(begin, ())]
+        info[_PENDING_KEY] = [(begin, (), _PLAIN)]
         info[_DEFERRING_KEY] = True
 
 
 def _run_pending_first(connection: Connection, *_args: Any) -> None:
     """Whatever SQLAlchemy itself runs first runs what waits before it, so the order of statements
     never changes (and a failure of theirs is wrapped as its own would be)."""
-    pending = pending_statements(connection.connection)
-    if pending:
-        await_(run_statements(connection.connection.driver_connection, pending))
+    await_(run_statements(connection.connection, ()))
+    await_(settle_anchor(connection.connection))
 
 
 def _commit_with_pending(commit: Callable[[Any], None], dbapi_connection: Any) -> None:
-    _info(dbapi_connection).pop(_DEFERRING_KEY, None)
-    pending = pending_statements(dbapi_connection)
+    info = _info(dbapi_connection)
+    info.pop(_DEFERRING_KEY, None)
+    pending = info.get(_PENDING_KEY, [])
     if len(pending) == 1 and pending[0][0].startswith("BEGIN"):
+        info.pop(_PENDING_KEY)
         return  # nothing ran in the transaction: nothing to begin or commit
-    if pending:
-        await_(run_statements(dbapi_connection.driver_connection, [*pending, ("COMMIT", ())]))
-    else:
-        commit(dbapi_connection)
+    try:
+        if pending:
+            await_(run_statements(dbapi_connection, [("COMMIT", ())]))
+        else:
+            commit(dbapi_connection)
+    finally:
+        info.pop(_ANCHORED_KEY, None)
 
 
 def _rollback_when_in_transaction(rollback: Callable[[Any], None], dbapi_connection: Any) -> None:
@@ -261,6 +275,7 @@ def _rollback_when_in_transaction(rollback: Callable[[Any], None], dbapi_connect
     nothing. Roll back only when a transaction is open (the sqlite3 module opens none of its own:
     `isolation_level = None`), so a failed write is still undone; what never ran is dropped."""
     _info(dbapi_connection).pop(_DEFERRING_KEY, None)
+    _info(dbapi_connection).pop(_ANCHORED_KEY, None)
     pending_statements(dbapi_connection)
     if dbapi_connection.driver_connection.in_transaction:
         rollback(dbapi_connection)
@@ -279,34 +294,80 @@ def _info(dbapi_connection: Any) -> dict[Any, Any]:
 Statement = tuple[str, Sequence[Any]]
 """SQL in the driver's parameter style and its parameters."""
 
+_PLAIN, _ANCHOR, _IF_ANCHORED = "", "anchor", "if anchored"
+_held_if_anchored: ContextVar[bool] = ContextVar("onfile_held_if_anchored", default=False)
 
-def pending_statements(pooled: Any) -> list[Statement]:
+
+@contextmanager
+def only_if_anchor_inserted() -> Iterator[None]:
+    """Statements held back inside the block run only if the transaction's anchor (the last
+    statement held back as one, an insert that returns its row) inserted its row. A statement that
+    could not wait, or one SQLAlchemy runs, after an anchor that inserted nothing raises instead of
+    running: `held_back` callers write nothing the anchor did not allow."""
+    token = _held_if_anchored.set(True)
+    try:
+        yield
+    finally:
+        _held_if_anchored.reset(token)
+
+
+def pending_statements(pooled: Any) -> list[tuple[str, Sequence[Any], str]]:
     """What a SQLite transaction on this pooled connection holds back (its BEGIN first, then any
     deferred statement), taken: the caller runs it before anything else, or drops it on rollback."""
-    pending: list[Statement] = _info(pooled).pop(_PENDING_KEY, None) or []
+    pending: list[tuple[str, Sequence[Any], str]] = _info(pooled).pop(_PENDING_KEY, None) or []
     return pending
 
 
-def defer_statement(pooled: Any, statement: Statement) -> bool:
+def defer_statement(pooled: Any, statement: Statement, *, anchor: bool = False) -> bool:
     """Hold `statement` back until the transaction's next statement or its COMMIT, when this pooled
-    connection is in a SQLite write transaction; whether it was held (otherwise run it now)."""
-    if not pooled.info.get(_DEFERRING_KEY, False):
+    connection is in a SQLite write transaction; whether it was held (otherwise run it now). An
+    `anchor` decides whether what is held back after it inside `only_if_anchor_inserted` runs."""
+    info = _info(pooled)
+    if not info.get(_DEFERRING_KEY, False):
         return False
-    pooled.info.setdefault(_PENDING_KEY, []).append(statement)
+    role = _ANCHOR if anchor else _IF_ANCHORED if _held_if_anchored.get() else _PLAIN
+    info.setdefault(_PENDING_KEY, []).append((*statement, role))
     return True
 
 
-async def run_statements(driver: Any, statements: Sequence[Statement]) -> list[Any]:
-    """Run `statements` in order in ONE round trip to aiosqlite's connection thread; the rows of the
-    last. A failure stops there and is raised as the sqlite3 module raised it.
+def _anchor_refused(pooled: Any) -> bool:
+    """Whether this transaction's anchor ran and inserted nothing (then nothing inside
+    `only_if_anchor_inserted` may run)."""
+    return _held_if_anchored.get() and not _info(pooled).get(_ANCHORED_KEY, True)
+
+
+async def settle_anchor(pooled: Any) -> None:
+    """Before a statement that cannot wait runs inside `only_if_anchor_inserted`: run what is held
+    back, so the anchor's outcome is known, and refuse the statement if the anchor inserted nothing."""
+    if not _held_if_anchored.get():
+        return
+    if any(role == _ANCHOR for _sql, _params, role in _info(pooled).get(_PENDING_KEY, ())):
+        await run_statements(pooled, ())
+    if _anchor_refused(pooled):
+        msg = "a statement inside only_if_anchor_inserted() after an anchor that inserted nothing"
+        raise RuntimeError(msg)
+
+
+async def run_statements(pooled: Any, statements: Sequence[Statement]) -> list[Any]:
+    """Run what the transaction holds back, then `statements`, in order, in ONE round trip to
+    aiosqlite's connection thread; the rows of the last. A failure stops there and is raised as the
+    sqlite3 module raised it.
 
     aiosqlite offers no public call for this; its own `_execute` and `_conn` are what SQLAlchemy's
     adapter also reaches for (aiosqlite is pinned below 0.23)."""
+    steps = [*pending_statements(pooled), *((sql, params, _PLAIN) for sql, params in statements)]
+    if not steps:
+        return []
+    info, driver = _info(pooled), pooled.driver_connection
 
     def run() -> list[Any]:
         rows: list[Any] = []
-        for sql, params in statements:
+        for sql, params, role in steps:
+            if role == _IF_ANCHORED and not info.get(_ANCHORED_KEY, True):
+                continue
             rows = driver._conn.execute(sql, params).fetchall()
+            if role == _ANCHOR:
+                info[_ANCHORED_KEY] = bool(rows)
         return rows
 
     found: list[Any] = await driver._execute(run)

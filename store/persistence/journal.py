@@ -19,8 +19,8 @@ from sqlalchemy import Text, bindparam, cast, delete, exists, func, select, type
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from store.persistence.driver import point_rows, run_statement
-from store.persistence.engine import joined_writes, reading, writing
+from store.persistence.driver import hold_back, point_rows, run_statement
+from store.persistence.engine import in_joined_writes, joined_writes, only_if_anchor_inserted, reading, writing
 from store.persistence.tables import PrunedRunRow, RunCheckpointRow, table_of
 from store.persistence.types import utc_now
 
@@ -103,21 +103,43 @@ class RunJournal:
         whether it was stored, and the JSON text that is. `alongside()` runs in the same transaction when
         `payload` is stored, its writes joining it (`joined_writes`): they commit together or not at all,
         and a racer that lost writes nothing. A racer that lost gets the winner's text in the same
-        transaction."""
+        transaction.
+
+        On SQLite the insert and the writes alongside it are held back and go with the COMMIT, in one
+        round trip under the write lock (unless the call joins a transaction already open, whose
+        COMMIT is not this call's); who won is then read back once committed."""
+        values: dict[str, Any] = {
+            "run_id": run_id,
+            "position": position,
+            "payload": payload,
+            "created_at": self._clock(),
+            "actor_id": actor_id,
+        }
+        nested = in_joined_writes(self._engine)
         async with joined_writes(self._engine) as connection:
-            values = {"run_id": run_id, "position": position, "payload": payload, "created_at": self._clock()}
-            inserted = await run_statement(
-                connection, _insert_json_once(connection.dialect.name), {**values, "actor_id": actor_id}
-            )
-            if inserted:
+            insert = _insert_json_once(connection.dialect.name)
+            if not nested and await hold_back(connection, insert, values, anchor=True):
+                # SQLite: the insert and what goes alongside it wait for the COMMIT, all in one round
+                # trip that holds the write lock; alongside's writes run only if the insert did.
+                if alongside is not None:
+                    with only_if_anchor_inserted():
+                        await alongside()
+            elif await run_statement(connection, insert, values):
                 if alongside is not None:
                     await alongside()
                 return True, payload
-            rows = await run_statement(connection, _STORED, {"run_id": run_id, "position": position})
-        if not rows:  # pragma: no cover - the insert found a row there, in this transaction
-            msg = f"checkpoint {run_id}/{position} vanished while being written"
-            raise RuntimeError(msg)
-        return False, str(rows[0][0])
+            else:
+                rows = await run_statement(connection, _STORED, {"run_id": run_id, "position": position})
+                if not rows:  # pragma: no cover - the insert found a row there, in this transaction
+                    msg = f"checkpoint {run_id}/{position} vanished while being written"
+                    raise RuntimeError(msg)
+                return False, str(rows[0][0])
+        # Committed. Whose payload is stored says who won: the same text is the same answer, whoever
+        # stored it (and, stored by a racer, nothing of ours went alongside it).
+        stored = await self.stored_json(run_id, position)
+        if stored is None or stored == payload:
+            return True, payload
+        return False, stored
 
     async def _compute_exclusively(
         self, run_id: str, position: str, compute: Callable[[], Awaitable[Any]], actor_id: str | None

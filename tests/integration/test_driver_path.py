@@ -21,8 +21,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from store import Actor
 from store.persistence import engine as engine_module
 from store.persistence import open_engine, upgrade
-from store.persistence.driver import point_rows, run_statement
-from store.persistence.engine import reading, writing
+from store.persistence.driver import hold_back, point_rows, run_statement
+from store.persistence.engine import only_if_anchor_inserted, reading, writing
 from store.persistence.journal import RunJournal
 from store.persistence.outage import database_unavailable
 from store.persistence.people import KnownPeople
@@ -37,6 +37,19 @@ RUN_INTO = runs.insert().values(
     run_id=bindparam("run_id"), thread_id=bindparam("thread_id"), registered_at=bindparam("registered_at")
 )
 RUN = select(runs.c.run_id, runs.c.thread_id).where(runs.c.run_id == bindparam("run_id"))
+JOURNAL_INTO = (
+    journal.insert()
+    .values(
+        run_id=bindparam("run_id"),
+        position=bindparam("position"),
+        payload=bindparam("payload"),
+        created_at=bindparam("created_at"),
+    )
+    .prefix_with("OR IGNORE")
+    .returning(journal.c.run_id)
+)
+"""An anchor: an insert that returns its row only when it inserted one."""
+ENTRY = {"run_id": "run_0", "position": "p", "payload": {"n": 1}, "created_at": T0}
 PERSON = select(people.c.id, people.c.tenant_ref, people.c.roles, people.c.last_seen_at).where(
     people.c.id == bindparam("id")
 )
@@ -259,3 +272,40 @@ async def test_outside_a_write_transaction_nothing_is_held_back(sqlite_file: tup
         values = {"run_id": "run_1", "thread_id": "thr_1", "registered_at": T0}
         await run_statement(connection, RUN_INTO, values, deferrable=True)
     assert [tuple(r) for r in await point_rows(engine, RUN, {"run_id": "run_1"})] == [("run_1", "thr_1")]
+
+
+async def test_what_waits_behind_an_anchor_that_inserted_nothing_never_runs(
+    sqlite_file: tuple[AsyncEngine, Path],
+) -> None:
+    engine, _path = sqlite_file
+    await ConversationRegistry(engine).register_run("run_0", "thr_1", "ada")
+    for attempt, expected in ((1, ["run_0", "run_1"]), (2, ["run_0", "run_1"])):
+        async with writing(engine) as connection:
+            assert await hold_back(connection, JOURNAL_INTO, ENTRY, anchor=True)
+            with only_if_anchor_inserted():
+                values = {"run_id": f"run_{attempt}", "thread_id": "thr_1", "registered_at": T0}
+                assert await run_statement(connection, RUN_INTO, values, deferrable=True) == []
+        async with reading(engine) as connection:
+            rows = await run_statement(connection, select(runs.c.run_id).order_by(runs.c.run_id), {})
+        assert [r[0] for r in rows] == expected  # the second attempt's anchor inserted nothing
+
+
+async def test_a_statement_that_cannot_wait_after_a_refused_anchor_raises_instead_of_running(
+    sqlite_file: tuple[AsyncEngine, Path],
+) -> None:
+    engine, _path = sqlite_file
+    async with writing(engine) as connection:
+        await run_statement(connection, JOURNAL_INTO, ENTRY)
+
+    async def write_after_a_refused_anchor(through_sqlalchemy: bool) -> None:
+        async with writing(engine) as connection:
+            await hold_back(connection, JOURNAL_INTO, ENTRY, anchor=True)
+            with only_if_anchor_inserted():
+                if through_sqlalchemy:
+                    await connection.execute(select(runs.c.run_id))
+                else:
+                    await run_statement(connection, select(runs.c.run_id), {})
+
+    for through_sqlalchemy in (False, True):
+        with pytest.raises(RuntimeError, match="anchor that inserted nothing"):
+            await write_after_a_refused_anchor(through_sqlalchemy)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 import pytest
 from sqlalchemy import event
@@ -141,16 +141,22 @@ async def test_a_new_run_is_one_write_transaction_and_a_replay_writes_nothing(en
 
 
 async def test_a_racer_that_lost_takes_the_stored_digest_and_registers_nothing(engine: AsyncEngine) -> None:
-    journal = RunJournal(engine)
-    registered: list[str] = []
+    journal, people, registry = RunJournal(engine), KnownPeople(engine), ConversationRegistry(engine)
 
-    async def alongside() -> None:
-        registered.append("ran")
+    def alongside(actor: Actor, thread_id: str) -> Callable[[], Awaitable[None]]:
+        async def write() -> None:
+            await registry.register_run("run_1", thread_id, actor.id)
+            await people.note(actor)
 
-    won, stored = await journal.store_json("run_1", "memory:digest", '{"first": true}', alongside=alongside)
-    lost, kept = await journal.store_json("run_1", "memory:digest", '{"second": true}', alongside=alongside)
+        return write
+
+    first, second = alongside(ADA, "thr_first"), alongside(Actor("bob", "lyon"), "thr_second")
+    won, stored = await journal.store_json("run_1", "memory:digest", '{"first": true}', alongside=first)
+    lost, kept = await journal.store_json("run_1", "memory:digest", '{"second": true}', alongside=second)
 
     assert (won, lost) == (True, False)
     assert stored == '{"first": true}'
     assert kept.replace(" ", "") == '{"first":true}'
-    assert registered == ["ran"]
+    assert [p.id for p in await people.recent()] == ["ada"]  # bob's call wrote nothing
+    assert await registry.erase_actor("bob") == 0  # no thread of bob's either
+    assert await registry.erase_actor("ada") == 2  # ada's run and thread
