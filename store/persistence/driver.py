@@ -34,7 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.sql import ClauseElement, Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 
-from store.persistence.engine import defer_statement, reading, run_statements, settle_anchor
+from store.persistence.engine import AnchorRefusedError, defer_statement, reading, run_statements, settle_anchor
 
 __all__ = (
     "FAST_DRIVERS",
@@ -65,9 +65,12 @@ async def driver_rows(connection: AsyncConnection, sql: str, params: Sequence[An
     try:
         if sqlite_driver:
             # what the transaction held back runs first, in the same round trip (see `engine`)
+            await settle_anchor(pooled)
             rows: Sequence[Sequence[Any]] = await run_statements(pooled, [(sql, params)])
         else:
             rows = await driver.fetch(sql, *params)
+    except AnchorRefusedError:
+        raise
     except Exception as error:
         failure = _as_sqlalchemy_error(connection.dialect, driver, sql, params, error, sqlite_driver=sqlite_driver)
         if failure.connection_invalidated:
@@ -151,8 +154,6 @@ async def run_statement(
     sqlite_driver = (dialect.name, dialect.driver) == ("sqlite", "aiosqlite")
     if sqlite_driver or (has_fast_driver(dialect) and not connection.in_transaction()):
         prepared = driver_statement(dialect, statement)
-        if sqlite_driver:
-            await settle_anchor(await connection.get_raw_connection())
         return await driver_rows(connection, prepared.sql, prepared.parameters(values))
     result = await connection.execute(statement, dict(values))
     return result.all() if result.returns_rows else []

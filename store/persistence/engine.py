@@ -36,6 +36,7 @@ __all__ = (
     "DATABASE_URL_VARIABLE",
     "DEFAULT_DATABASE_URL",
     "POOL_SIZE",
+    "AnchorRefusedError",
     "database_url_from_environment",
     "defer_statement",
     "in_joined_writes",
@@ -238,7 +239,7 @@ def _hold_begin(dbapi_connection: Any) -> None:
     """The BEGIN `_choose_begin` chose is held back (`pending_statements`) and runs with the
     transaction's first statement, in the same round trip to aiosqlite's thread; statements whose
     rows nobody reads may wait too (`defer_statement`), and run with the COMMIT. A new run's write
-    was seven round trips and is two, and its write lock is held for two."""
+    was seven round trips and is one, the only one that holds the write lock."""
     info = _info(dbapi_connection)
     begin = info.pop(_BEGIN_KEY, None)
     if begin is not None:
@@ -249,8 +250,11 @@ def _hold_begin(dbapi_connection: Any) -> None:
 def _run_pending_first(connection: Connection, *_args: Any) -> None:
     """Whatever SQLAlchemy itself runs first runs what waits before it, so the order of statements
     never changes (and a failure of theirs is wrapped as its own would be)."""
-    await_(run_statements(connection.connection, ()))
-    await_(settle_anchor(connection.connection))
+    pooled = connection.connection
+    if _info(pooled).get(_PENDING_KEY):
+        await_(run_statements(pooled, ()))
+    if _held_if_anchored.get():
+        await_(settle_anchor(pooled))
 
 
 def _commit_with_pending(commit: Callable[[Any], None], dbapi_connection: Any) -> None:
@@ -303,7 +307,7 @@ def only_if_anchor_inserted() -> Iterator[None]:
     """Statements held back inside the block run only if the transaction's anchor (the last
     statement held back as one, an insert that returns its row) inserted its row. A statement that
     could not wait, or one SQLAlchemy runs, after an anchor that inserted nothing raises instead of
-    running: `held_back` callers write nothing the anchor did not allow."""
+    running: what `hold_back` holds there writes nothing the anchor did not allow."""
     token = _held_if_anchored.set(True)
     try:
         yield
@@ -344,8 +348,15 @@ async def settle_anchor(pooled: Any) -> None:
     if any(role == _ANCHOR for _sql, _params, role in _info(pooled).get(_PENDING_KEY, ())):
         await run_statements(pooled, ())
     if _anchor_refused(pooled):
-        msg = "a statement inside only_if_anchor_inserted() after an anchor that inserted nothing"
-        raise RuntimeError(msg)
+        raise AnchorRefusedError
+
+
+class AnchorRefusedError(RuntimeError):
+    """A statement that could not be held back, inside `only_if_anchor_inserted`, after an anchor
+    that inserted nothing: a bug of the caller's, refused instead of run."""
+
+    def __init__(self) -> None:
+        super().__init__("a statement inside only_if_anchor_inserted() after an anchor that inserted nothing")
 
 
 async def run_statements(pooled: Any, statements: Sequence[Statement]) -> list[Any]:
