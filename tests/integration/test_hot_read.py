@@ -15,6 +15,7 @@ from store.domain.types import MemoryOrigin, MemoryRecord
 from store.persistence.engine import open_engine, reading
 from store.persistence.memories import (
     MEMORY_COLUMNS,
+    _utc_from_sqlite,
     memory,
     records_at_scopes,
     records_from_rows,
@@ -134,3 +135,16 @@ async def test_a_read_on_a_dead_connection_is_an_outage_and_the_pool_drops_it(en
 
     assert database_unavailable(failed.value)
     assert len(await SqlMemoryProvider(engine).list(scopes=SCOPES, ctx=ctx())) == 5  # a fresh connection serves
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [
+        ("2026-03-29 01:59:59.999999", datetime(2026, 3, 29, 1, 59, 59, 999_999, tzinfo=UTC)),
+        ("2026-03-29 01:59:59", datetime(2026, 3, 29, 1, 59, 59, tzinfo=UTC)),
+        ("2026-03-29T03:59:59.5+02:00", datetime(2026, 3, 29, 1, 59, 59, 500_000, tzinfo=UTC)),
+    ],
+)
+def test_a_stored_time_reads_back_as_utc_with_or_without_an_offset_of_its_own(stored: str, expected: datetime) -> None:
+    found = _utc_from_sqlite(stored)
+    assert (found, found.tzinfo) == (expected, UTC)
