@@ -100,14 +100,15 @@ class RunJournal:
         alongside: Callable[[], Awaitable[None]] | None = None,
     ) -> tuple[bool, str]:
         """Store the JSON text `payload` at (run_id, position) unless something is stored there already;
-        whether it was stored, and the JSON text that is. `alongside()` runs in the same transaction when
-        `payload` is stored, its writes joining it (`joined_writes`): they commit together or not at all,
-        and a racer that lost writes nothing. A racer that lost gets the winner's text in the same
-        transaction.
+        whether it was stored, and the JSON text that is. The writes of `alongside()` join the same
+        transaction (`joined_writes`) and take effect only when `payload` is stored: they commit
+        together or not at all, and a racer that lost writes nothing and gets the winner's text.
 
         On SQLite the insert and the writes alongside it are held back and go with the COMMIT, in one
-        round trip under the write lock (unless the call joins a transaction already open, whose
-        COMMIT is not this call's); who won is then read back once committed."""
+        round trip under the write lock, `alongside()` being called before anyone knows whether the
+        insert will store (its writes held back behind it, run only if it does); who won is read back
+        once committed. Joining a transaction already open, whose COMMIT is not this call's, the
+        insert runs at once instead."""
         values: dict[str, Any] = {
             "run_id": run_id,
             "position": position,
@@ -258,10 +259,12 @@ def _checkpoint_values(run_id: str, position: str, payload: Any, now: datetime, 
 def _insert_once_for(insert: Any) -> Any:
     """An insert of a payload given as a value (encoded by the column's JSON type) that leaves a
     stored one as it is; every value a named parameter, so it compiles once."""
-    values = {
-        name: bindparam(name, type_=journal.c[name].type) for name in _checkpoint_values("", "", 0, utc_now(), "")
-    }
-    return insert(journal).values(values).on_conflict_do_nothing()
+    names = ("run_id", "position", "payload", "created_at", "actor_id")
+    return (
+        insert(journal)
+        .values({name: bindparam(name, type_=journal.c[name].type) for name in names})
+        .on_conflict_do_nothing()
+    )
 
 
 _INSERT_ONCE = {"postgresql": _insert_once_for(postgresql.insert), "sqlite": _insert_once_for(sqlite.insert)}
