@@ -1,6 +1,6 @@
 """The storage benchmark: SQLite and PostgreSQL side by side, each figure beside its floor.
 
-    python -m bench.storage [--quick]
+    python -m bench.storage [--quick] [--backends sqlite,postgres] [--stores-only]
 
 Rows measured, per backend (median wall time of one call, in milliseconds):
 
@@ -35,13 +35,15 @@ import aiosqlite
 import asyncpg
 from sqlalchemy import select
 from sqlalchemy.engine import make_url
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.storage_data import MemorySpec, load, query_text
 from store import Actor, MemoryConfig, ScopeContext, memory_for_turn
-from store.persistence import open_engine, upgrade
+from store.persistence import is_sqlite, open_engine, upgrade
 from store.persistence.memories import MEMORY_COLUMNS, memory
 from store.persistence.provider import SqlMemoryProvider
 from store.persistence.search import query_words, relevance_statement
+from store.persistence.search_index import index_shape
 from tests.postgres_server import PostgresServer, missing_binaries
 
 
@@ -55,6 +57,7 @@ class Sizes:
     per_actor: int = 100
 
 
+BACKENDS = ("sqlite", "postgres")
 QUICK = Sizes(store_large=100_000, search_applicable=5_000)
 
 
@@ -66,6 +69,8 @@ class Figure:
     floor: float
     target: float
     label: str = "raw read"
+    note: str = ""
+    """Printed under the table: what a reader needs to judge the figure."""
 
 
 async def paired_medians(
@@ -193,6 +198,7 @@ async def store_figures(backend: str, new_database: Callable[[str], Awaitable[st
         urls.append(url)
     engines = [open_engine(url) for url in urls]
     try:
+        segments = [await _index_segments(engine) for engine in engines]
         small, large = (MemoryConfig(provider=SqlMemoryProvider(engine), max_memories=20) for engine in engines)
         ctx = ScopeContext(actor=Actor("a0", "t0"))
         query = query_text(2)
@@ -208,14 +214,31 @@ async def store_figures(backend: str, new_database: Callable[[str], Awaitable[st
     finally:
         for engine in engines:
             await engine.dispose()
+    note = ""
+    if segments[0] is not None:
+        note = (
+            f"{backend} index segments: {segments[1]} in the {sizes.store_large:,} store, "
+            f"{segments[0]} in the {sizes.store_small:,} store (they vary with size: python -m bench.index_merges)"
+        )
     return [
         Figure(backend, f"list digest, {stores}", list_large, list_small, 1.2, label),
-        Figure(backend, f"search digest, {stores}", search_large, search_small, 1.2, label),
+        Figure(backend, f"search digest, {stores}", search_large, search_small, 1.2, label, note),
     ]
 
 
-async def backend_figures(backend: str, new_database: Callable[[str], Awaitable[str]], sizes: Sizes) -> list[Figure]:
-    figures = await digest_figures(backend, await new_database("digest"), sizes)
+async def _index_segments(engine: AsyncEngine) -> int | None:
+    """How many segments SQLite's full-text index holds (a search looks each term up in each); None on
+    PostgreSQL, whose GIN index has none."""
+    if not is_sqlite(engine):
+        return None
+    async with engine.connect() as connection:
+        return (await index_shape(connection)).segments
+
+
+async def backend_figures(
+    backend: str, new_database: Callable[[str], Awaitable[str]], sizes: Sizes, *, stores_only: bool = False
+) -> list[Figure]:
+    figures = [] if stores_only else await digest_figures(backend, await new_database("digest"), sizes)
     return figures + await store_figures(backend, new_database, sizes)
 
 
@@ -229,19 +252,16 @@ def render(figures: list[Figure]) -> str:
             f"| {f.backend:<10} | {f.case:<47} | {f.measured:>8.2f} | {f.floor:>8.2f} | {f.label:<13} | "
             f"{ratio:>5.2f} | ≤{f.target} {verdict} |"
         )
-    return "\n".join(lines)
+    notes = [f.note for f in figures if f.note]
+    return "\n".join([*lines, *(["", *notes] if notes else [])])
 
 
-async def run(sizes: Sizes) -> list[Figure]:
+async def run(sizes: Sizes, *, backends: tuple[str, ...] = BACKENDS, stores_only: bool = False) -> list[Figure]:
     figures: list[Figure] = []
-    with tempfile.TemporaryDirectory(prefix="onfile-bench-") as folder:
-
-        async def sqlite_database(name: str) -> str:
-            url = f"sqlite+aiosqlite:///{Path(folder) / name}.sqlite3"
-            await upgrade(url)
-            return url
-
-        figures += await backend_figures("SQLite", sqlite_database, sizes)
+    if "sqlite" in backends:
+        figures += await _sqlite_figures(sizes, stores_only=stores_only)
+    if "postgres" not in backends:
+        return figures
     reason = missing_binaries()
     if reason is not None:
         print(f"PostgreSQL skipped: {reason}")
@@ -254,19 +274,32 @@ async def run(sizes: Sizes) -> list[Figure]:
             await upgrade(url)
             return url
 
-        figures += await backend_figures("PostgreSQL", postgres_database, sizes)
+        figures += await backend_figures("PostgreSQL", postgres_database, sizes, stores_only=stores_only)
     finally:
         server.stop()
     return figures
 
 
+async def _sqlite_figures(sizes: Sizes, *, stores_only: bool) -> list[Figure]:
+    with tempfile.TemporaryDirectory(prefix="onfile-bench-") as folder:
+
+        async def sqlite_database(name: str) -> str:
+            url = f"sqlite+aiosqlite:///{Path(folder) / name}.sqlite3"
+            await upgrade(url)
+            return url
+
+        return await backend_figures("SQLite", sqlite_database, sizes, stores_only=stores_only)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.storage", description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes, for a smoke run")
+    parser.add_argument("--backends", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
+    parser.add_argument("--stores-only", action="store_true", help="only the store-size rows")
     args = parser.parse_args()
     sizes = QUICK if args.quick else Sizes()
     started = time.perf_counter()
-    figures = asyncio.run(run(sizes))
+    figures = asyncio.run(run(sizes, backends=tuple(args.backends.split(",")), stores_only=args.stores_only))
     print(render(figures))
     print(f"\n(ran in {time.perf_counter() - started:.0f} s)")
 

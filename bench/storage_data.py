@@ -6,6 +6,11 @@ language's commonest words, and as every turn's text does too. Loading bypasses 
 would take minutes at a million rows) but writes the very rows and search entries the provider would,
 each row's `search_terms` computed as the provider computes them: on SQLite through the table's own
 triggers, on PostgreSQL through COPY and the migration's own GIN index.
+
+On SQLite the index comes out as production's would, though the load is one transaction: FTS5 writes a
+segment per statement, not per transaction, and each row's trigger runs the migrations' merge, so
+the segments are those of a store written one `remember` at a time (`tests/integration/
+test_search_index.py` checks it).
 """
 
 from __future__ import annotations
@@ -86,7 +91,7 @@ def rows(specs: list[MemorySpec], seed: int = 7) -> Iterator[tuple[object, ...]]
 
 
 async def load(database_url: str, specs: list[MemorySpec]) -> None:
-    """Bulk-load `specs` into a migrated, empty database."""
+    """Bulk-load `specs` into a migrated database (empty, or loaded before with other scopes)."""
     url = make_url(database_url)
     if url.get_backend_name() == "sqlite":
         _load_sqlite(str(url.database), specs)

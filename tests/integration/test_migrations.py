@@ -12,12 +12,14 @@ from sqlalchemy import inspect
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from store.persistence.engine import is_sqlite
+from store.persistence.engine import is_sqlite, open_engine
 from store.persistence.migrate import downgrade_engine, include_in_comparison, upgrade_engine
 from store.persistence.provider import SqlMemoryProvider
 from store.persistence.tables import TableBase
 from store.persistence.terms import index_terms
 from tests.integration.builders import ctx
+
+_TRIGGERS = ("agent_memory_fts_insert", "agent_memory_fts_delete", "agent_memory_fts_update")
 
 
 def _differences(connection: Connection) -> list[Any]:
@@ -61,7 +63,7 @@ async def test_each_backend_gets_its_full_text_machinery(engine: AsyncEngine) ->
 
     if is_sqlite(engine):
         assert "memory_fts" in schema["tables"]
-        assert names == {"agent_memory_fts_insert", "agent_memory_fts_delete", "agent_memory_fts_update"}
+        assert names == set(_TRIGGERS)
     else:
         assert "search_vector" in schema["memory_columns"]
         assert "ix_agent_memory_search_vector" in schema["memory_indexes"]
@@ -73,7 +75,7 @@ async def test_upgrading_an_up_to_date_database_changes_nothing(engine: AsyncEng
     async with engine.connect() as connection:
         assert await connection.run_sync(_differences) == []
         version = await connection.exec_driver_sql("SELECT version_num FROM alembic_version")
-        assert version.scalars().all() == ["0002"]
+        assert version.scalars().all() == ["0003"]
 
 
 async def test_the_migrations_downgrade_to_nothing_and_back(engine: AsyncEngine) -> None:
@@ -84,6 +86,26 @@ async def test_the_migrations_downgrade_to_nothing_and_back(engine: AsyncEngine)
     await upgrade_engine(engine)
     async with engine.connect() as connection:
         assert await connection.run_sync(_differences) == []
+
+
+async def _sqlite_merging(engine: AsyncEngine) -> dict[str, int]:
+    """The index's merge settings (FTS5 stores only those set)."""
+    async with engine.connect() as connection:
+        config = await connection.execute(sa.text("SELECT k, v FROM memory_fts_config WHERE k != 'version'"))
+        return {row[0]: row[1] for row in config.all()}
+
+
+async def test_from_revision_0003_sqlite_s_index_merges_each_pair_of_segments(sqlite_database_url: str) -> None:
+    engine = open_engine(sqlite_database_url)
+    try:
+        merging = await _sqlite_merging(engine)
+        await downgrade_engine(engine, "0002")
+        merging_0002 = await _sqlite_merging(engine)
+    finally:
+        await engine.dispose()
+
+    assert merging == {"automerge": 2, "crisismerge": 4, "usermerge": 2}
+    assert merging_0002 == {"automerge": 4, "crisismerge": 16, "usermerge": 4}, "FTS5's defaults"
 
 
 def _schema_tables(connection: Connection) -> set[str]:
