@@ -184,6 +184,13 @@ async def test_a_replay_read_inline_returns_the_stored_text_byte_for_byte(
     assert await journal.stored_json("run_2", "memory:digest") is None
 
 
+async def _run_ids(engine: AsyncEngine) -> list[str]:
+    """Every registered run id, in order, as committed."""
+    async with reading(engine) as connection:
+        rows = await run_statement(connection, select(runs.c.run_id).order_by(runs.c.run_id), {})
+    return [row[0] for row in rows]
+
+
 async def _one_connection(path: Path) -> AsyncEngine:
     """An engine whose every transaction reuses one pooled connection."""
     return open_engine(f"sqlite+aiosqlite:///{path}", pool_size=1, max_overflow=0)
@@ -207,9 +214,7 @@ async def test_a_held_back_statement_runs_before_whatever_the_transaction_runs_n
         assert found == ["run_0", "run_1", "run_2", "run_3"]
         values = {"run_id": "run_4", "thread_id": "thr_1", "registered_at": T0}
         await run_statement(connection, RUN_INTO, values, deferrable=True)  # runs with the COMMIT
-    async with reading(engine) as connection:
-        rows = await run_statement(connection, select(runs.c.run_id).order_by(runs.c.run_id), {})
-    assert [r[0] for r in rows] == ["run_0", "run_1", "run_2", "run_3", "run_4"]
+    assert await _run_ids(engine) == ["run_0", "run_1", "run_2", "run_3", "run_4"]
 
 
 async def test_a_held_back_statement_that_fails_at_the_commit_fails_the_whole_transaction(
@@ -229,14 +234,11 @@ async def test_a_held_back_statement_that_fails_at_the_commit_fails_the_whole_tr
         await ConversationRegistry(engine).register_run("run_0", "thr_9", "ada")
         with pytest.raises(exc.IntegrityError):
             await register_two()
-        async with reading(engine) as connection:
-            assert [r[0] for r in await run_statement(connection, select(runs.c.run_id), {})] == ["run_0"]
+        assert await _run_ids(engine) == ["run_0"]
         # the same pooled connection then writes cleanly: nothing of the failed transaction is left
         await ConversationRegistry(engine).register_run("c", "thr_2", "ada")
         assert await ConversationRegistry(engine).origins_resolve([Origin("thr_2", "c")]) == {Origin("thr_2", "c")}
-        async with reading(engine) as connection:
-            found = await run_statement(connection, select(runs.c.run_id).order_by(runs.c.run_id), {})
-        assert [r[0] for r in found] == ["c", "run_0"]
+        assert await _run_ids(engine) == ["c", "run_0"]
     finally:
         await engine.dispose()
 
@@ -258,9 +260,7 @@ async def test_a_transaction_that_fails_drops_what_it_held_back(sqlite_file: tup
         async with writing(engine) as connection:  # the same connection: run_1 must not come back
             values = {"run_id": "run_2", "thread_id": "thr_1", "registered_at": T0}
             await run_statement(connection, RUN_INTO, values, deferrable=True)
-        async with reading(engine) as connection:
-            rows = await run_statement(connection, select(runs.c.run_id).order_by(runs.c.run_id), {})
-        assert [r[0] for r in rows] == ["run_0", "run_2"]
+        assert await _run_ids(engine) == ["run_0", "run_2"]
     finally:
         await engine.dispose()
 
@@ -285,9 +285,7 @@ async def test_what_waits_behind_an_anchor_that_inserted_nothing_never_runs(
             with only_if_anchor_inserted():
                 values = {"run_id": f"run_{attempt}", "thread_id": "thr_1", "registered_at": T0}
                 assert await run_statement(connection, RUN_INTO, values, deferrable=True) == []
-        async with reading(engine) as connection:
-            rows = await run_statement(connection, select(runs.c.run_id).order_by(runs.c.run_id), {})
-        assert [r[0] for r in rows] == expected  # the second attempt's anchor inserted nothing
+        assert await _run_ids(engine) == expected  # the second attempt's anchor inserted nothing
 
 
 async def test_a_statement_that_cannot_wait_after_a_refused_anchor_raises_instead_of_running(
