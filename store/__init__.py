@@ -18,6 +18,7 @@ from store.domain import (
     Override,
     ScopeContext,
     ScopeResolver,
+    Shortlist,
     Verdict,
     build_memory_block,
     check_memory_input,
@@ -29,6 +30,7 @@ from store.domain import (
     own_scope,
     remember_tool,
     resolve_digest,
+    resolve_shortlist,
     scope_kind,
 )
 from store.domain.prompt import anthropic_remember_tool, compose_system_prompt, openai_remember_tool
@@ -45,7 +47,13 @@ from store.memory import (
     offer_memories,
     write_memory,
 )
-from store.provider import MemoryProvider, SearchableMemoryProvider, WritableMemoryProvider, WriteRefusedError
+from store.provider import (
+    MemoryProvider,
+    SearchableMemoryProvider,
+    ShortlistingMemoryProvider,
+    WritableMemoryProvider,
+    WriteRefusedError,
+)
 
 __all__ = (
     "DEFAULT_MAX_FACT_CHARS",
@@ -74,6 +82,8 @@ __all__ = (
     "ScopeContext",
     "ScopeResolver",
     "SearchableMemoryProvider",
+    "Shortlist",
+    "ShortlistingMemoryProvider",
     "TurnMemory",
     "Verdict",
     "WritableMemoryProvider",
@@ -97,6 +107,7 @@ __all__ = (
     "own_scope",
     "remember_tool",
     "resolve_digest",
+    "resolve_shortlist",
     "scope_kind",
     "write_memory",
 )

@@ -7,16 +7,22 @@ This module sequences the I/O (the resolver and the provider) around the pure ru
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from store.diagnostics import DIAGNOSTICS, Diagnostics, MemoryResolved, MemoryWritten
 from store.domain.authority import memory_forget_verdict, memory_write_verdict
 from store.domain.block import build_memory_block
-from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest
+from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest, resolve_shortlist
 from store.domain.remember import DEFAULT_MAX_FACT_CHARS, check_memory_input, remember_tool
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver, normalise_scopes, own_scope
 from store.domain.types import MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
-from store.provider import MemoryProvider, SearchableMemoryProvider, WritableMemoryProvider, WriteRefusedError
+from store.provider import (
+    MemoryProvider,
+    SearchableMemoryProvider,
+    ShortlistingMemoryProvider,
+    WritableMemoryProvider,
+    WriteRefusedError,
+)
 
 __all__ = (
     "BulkForgettingProvider",
@@ -45,6 +51,7 @@ class MemoryConfig:
     max_fact_chars: int = DEFAULT_MAX_FACT_CHARS
     diagnostics: Diagnostics = DIAGNOSTICS
     _writable: bool = field(init=False, repr=False, compare=False)
+    _shortlists: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.max_memories < 1:
@@ -53,8 +60,9 @@ class MemoryConfig:
         if self.max_fact_chars < 1:
             msg = f"max_fact_chars must be at least 1, not {self.max_fact_chars}"
             raise ValueError(msg)
-        # Asked twice a turn, and a runtime Protocol check costs microseconds: decided once per config.
+        # Asked on every turn, and a runtime Protocol check costs microseconds: decided once per config.
         object.__setattr__(self, "_writable", isinstance(self.provider, WritableMemoryProvider))
+        object.__setattr__(self, "_shortlists", isinstance(self.provider, ShortlistingMemoryProvider))
 
     @property
     def writable(self) -> bool:
@@ -86,7 +94,8 @@ class WriteOutcome:
 
 async def offer_memories(config: MemoryConfig, ctx: ScopeContext, query: str | None = None) -> MemoryDigest:
     """The digest for a turn. Searches when the provider can and the trimmed `query` (the person's turn
-    text) is non-empty — then `list` is not called and the digest is `recalled`; otherwise lists.
+    text) is non-empty — then `list` is not called and the digest is `recalled`; otherwise lists (a
+    provider that can shortlists instead: the same digest, reading only the keys the block holds).
     Records returned outside the resolved scopes are dropped: a backstop, never the boundary."""
     digest, _ = await select_for_turn(config, ctx, query)
     return digest
@@ -106,6 +115,10 @@ async def select_for_turn(
         found = await provider.search(scopes=scopes, query=text, limit=config.max_memories, ctx=ctx)
         digest = resolve_digest(found, scopes=scopes, max_memories=config.max_memories, ranked=True)
         return digest, tuple(dict.fromkeys(r.key for r in found if r.scope in scopes))
+    if config._shortlists:  # decided once, in __post_init__
+        shortlisting = cast(ShortlistingMemoryProvider, provider)
+        shortlist = await shortlisting.shortlist(scopes=scopes, limit=config.max_memories, ctx=ctx)
+        return resolve_shortlist(shortlist, scopes=scopes, max_memories=config.max_memories), None
     listed = await provider.list(scopes=scopes, ctx=ctx)
     return resolve_digest(listed, scopes=scopes, max_memories=config.max_memories), None
 

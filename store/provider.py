@@ -2,7 +2,8 @@
 are optional, and the product notices which a provider has.
 
 A provider without `write` is never offered the `remember` tool; one without `search` serves every
-turn from `list`, exactly as before.
+turn from `list`, exactly as before. One with `shortlist` applies a listed turn's ceiling in its own
+query, so a turn reads the keys its block can hold instead of everything that applies.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
-from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext
+from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
 
 __all__ = (
     "MemoryProvider",
     "SearchableMemoryProvider",
+    "ShortlistingMemoryProvider",
     "WritableMemoryProvider",
     "WriteRefusedError",
 )
@@ -56,4 +58,15 @@ class SearchableMemoryProvider(MemoryProvider, Protocol):
         record at those scopes — and every record sharing a pinned key, because a pin belongs to the
         question and a personal override of it must ride along. Records come best key first: a key
         ranks where its first record is."""
+        ...
+
+
+@runtime_checkable
+class ShortlistingMemoryProvider(MemoryProvider, Protocol):
+    async def shortlist(self, *, scopes: Sequence[str], limit: int, ctx: ScopeContext) -> Shortlist:
+        """What `list` would give a turn whose block holds `limit` keys (at least one), cut to them:
+        every record at `scopes` of the best `limit` keys in the listed order (pinned keys first, then
+        by the key's narrowest record: narrowest scope, then newest; then by key), with the totals of
+        keys and pinned keys at `scopes`. It may hold other keys' records too — everything, where
+        reading everything is cheaper than choosing. The digest is the one `list` would have made."""
         ...

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 
-from store import Actor, Author, DigestEntry, MemoryDigest, MemoryOrigin, MemoryRecord, Override
+from store import Actor, Author, DigestEntry, MemoryDigest, MemoryOrigin, MemoryRecord, Override, Shortlist
 
-__all__ = ("SCOPES", "T0", "ada", "digest", "entry", "make_record", "override")
+__all__ = ("SCOPES", "T0", "ada", "digest", "entry", "make_record", "override", "reference_shortlist")
 
 T0 = datetime(2026, 9, 1, 9, 12, 44, tzinfo=UTC)
 _ids = itertools.count(1)
@@ -61,3 +62,20 @@ def digest(
     return MemoryDigest(
         scopes=scopes, entries=entries, omitted=omitted, pinned_omitted=pinned_omitted, recalled=recalled
     )
+
+
+def reference_shortlist(records: Sequence[MemoryRecord], scopes: Sequence[str], limit: int) -> Shortlist:
+    """A shortlist as its definition states it, the slow plain way: each key's record at its narrowest
+    scope; keys pinned by any record first, then narrowest, newest, then by key; the best `limit`
+    keys' records, and the totals."""
+    ranks = {scope: rank for rank, scope in reversed(list(enumerate(scopes)))}
+    applicable = [r for r in records if r.scope in ranks]
+    winners: dict[str, MemoryRecord] = {}
+    for record in sorted(applicable, key=lambda r: ranks[r.scope]):
+        winners.setdefault(record.key, record)
+    pinned = {r.key for r in applicable if r.pinned}
+    order = sorted(
+        winners.values(), key=lambda w: (w.key not in pinned, ranks[w.scope], -w.updated_at.timestamp(), w.key)
+    )
+    kept = {w.key for w in order[:limit]}
+    return Shortlist(records=tuple(r for r in applicable if r.key in kept), keys=len(winners), pinned_keys=len(pinned))

@@ -2,7 +2,7 @@
 
 from store.domain.authority import Verdict, memory_forget_verdict, memory_write_verdict
 from store.domain.block import build_memory_block, in_render_order, neutralise
-from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest
+from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest, resolve_shortlist
 from store.domain.remember import (
     DEFAULT_MAX_FACT_CHARS,
     MAX_KEY_CHARS,
@@ -28,6 +28,7 @@ from store.domain.types import (
     MemoryRecord,
     Override,
     ScopeContext,
+    Shortlist,
 )
 
 __all__ = (
@@ -47,6 +48,7 @@ __all__ = (
     "Override",
     "ScopeContext",
     "ScopeResolver",
+    "Shortlist",
     "Verdict",
     "build_memory_block",
     "check_memory_input",
@@ -58,5 +60,6 @@ __all__ = (
     "own_scope",
     "remember_tool",
     "resolve_digest",
+    "resolve_shortlist",
     "scope_kind",
 )

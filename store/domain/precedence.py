@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 
 from store.domain.scopes import normalise_scopes, scope_ranks
-from store.domain.types import DigestEntry, MemoryDigest, MemoryRecord, Override
+from store.domain.types import DigestEntry, MemoryDigest, MemoryRecord, Override, Shortlist
 
-__all__ = ("DEFAULT_MAX_MEMORIES", "resolve_digest")
+__all__ = ("DEFAULT_MAX_MEMORIES", "resolve_digest", "resolve_shortlist")
 
 DEFAULT_MAX_MEMORIES = 20
 
@@ -79,6 +80,30 @@ def resolve_digest(
         pinned_omitted=len(pinned) - len(kept_pinned),
         recalled=ranked,
     )
+
+
+def resolve_shortlist(shortlist: Shortlist, *, scopes: Sequence[str], max_memories: int) -> MemoryDigest:
+    """The digest of a listed turn whose provider kept only the keys the ceiling can hold: exactly
+    `resolve_digest` over every applicable record, its omissions counted from the shortlist's totals.
+
+    A shortlist that cannot be one is refused (`ValueError`), never rendered: totals below what it
+    holds, or fewer keys kept than the ceiling holds while more applied — a block short of entries it
+    had room for would look whole to the model."""
+    digest = resolve_digest(shortlist.records, scopes=scopes, max_memories=max_memories)
+    kept = len(digest.entries)
+    kept_pinned = sum(1 for entry in digest.entries if entry.pinned)
+    held = kept + digest.omitted
+    held_pinned = kept_pinned + digest.pinned_omitted
+    if shortlist.keys < held or shortlist.pinned_keys < held_pinned or shortlist.pinned_keys > shortlist.keys:
+        msg = (
+            f"a shortlist of {held} keys ({held_pinned} pinned) cannot total {shortlist.keys} keys "
+            f"({shortlist.pinned_keys} pinned)"
+        )
+        raise ValueError(msg)
+    if kept < min(max_memories, shortlist.keys):
+        msg = f"a shortlist kept {kept} keys of {shortlist.keys} under a ceiling of {max_memories}"
+        raise ValueError(msg)
+    return replace(digest, omitted=shortlist.keys - kept, pinned_omitted=shortlist.pinned_keys - kept_pinned)
 
 
 def _group_by_key(

@@ -8,6 +8,7 @@ built several times faster, which is most of the cost of reading thousands of th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -23,6 +24,7 @@ __all__ = (
     "MemoryRecord",
     "Override",
     "ScopeContext",
+    "Shortlist",
 )
 
 Author = Literal["human", "agent"]
@@ -142,3 +144,18 @@ class MemoryDigest:
     def is_partial(self) -> bool:
         """True when the model is reading a selection rather than everything that applies."""
         return self.omitted > 0 or self.recalled
+
+
+@dataclass(frozen=True, slots=True)
+class Shortlist:
+    """A listed turn's records as a provider that applies the ceiling in its own query returns them:
+    every record at the scopes of the keys it kept, and how many keys (`keys`), and how many pinned
+    keys (`pinned_keys`), applied in all — what `omitted` and `pinned_omitted` are counted from.
+
+    It keeps at least the best keys the ceiling holds, in the order selection uses when nothing
+    ranked them: pinned keys first, then by the key's narrowest record, narrowest scope first and
+    newest first, then by key. It may keep more (all of them, when there are few)."""
+
+    records: Sequence[MemoryRecord]
+    keys: int
+    pinned_keys: int

@@ -10,7 +10,8 @@ from datetime import datetime
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.domain.scopes import own_scope
-from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext
+from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
+from store.persistence.driver import borrowed_reading
 from store.persistence.engine import reading, writing
 from store.persistence.memories import (
     delete_record,
@@ -26,6 +27,7 @@ from store.persistence.memories import (
     upsert_record,
 )
 from store.persistence.search import query_words, records_by_relevance
+from store.persistence.shortlist import records_shortlisted
 from store.persistence.types import utc_now
 from store.provider import WriteRefusedError
 
@@ -33,7 +35,8 @@ __all__ = ("SqlMemoryProvider",)
 
 
 class SqlMemoryProvider:
-    """A `MemoryProvider`, `WritableMemoryProvider` and `SearchableMemoryProvider` over one engine.
+    """A `MemoryProvider`, `WritableMemoryProvider`, `SearchableMemoryProvider` and
+    `ShortlistingMemoryProvider` over one engine.
 
     The engine belongs to the caller (who disposes of it); the schema must be migrated first."""
 
@@ -45,8 +48,16 @@ class SqlMemoryProvider:
         """Every record at one of `scopes`; no scopes asks the database nothing."""
         if not scopes:
             return ()
-        async with reading(self._engine) as connection:
+        async with borrowed_reading(self._engine) as connection:
             return tuple(await records_at_scopes(connection, scopes))
+
+    async def shortlist(self, *, scopes: Sequence[str], limit: int, ctx: ScopeContext) -> Shortlist:
+        """A listed turn's records cut to the `limit` keys its block holds, in one statement (see
+        `store.persistence.shortlist`); no scopes asks the database nothing."""
+        if not scopes:
+            return Shortlist(records=(), keys=0, pinned_keys=0)
+        async with borrowed_reading(self._engine) as connection:
+            return await records_shortlisted(connection, scopes=scopes, limit=limit)
 
     async def write(self, *, key: str, text: str, scope: str, origin: MemoryOrigin, ctx: ScopeContext) -> MemoryRecord:
         """One upsert on (scope, key) keeping id, pin and creation time. Refuses an agent-authored
@@ -86,7 +97,7 @@ class SqlMemoryProvider:
         if not scopes:
             return ()
         words = query_words(query)
-        async with reading(self._engine) as connection:
+        async with borrowed_reading(self._engine) as connection:
             if not words:
                 return tuple(await records_narrowest_newest_first(connection, scopes))
             return tuple(await records_by_relevance(connection, scopes=scopes, words=words, limit=limit))

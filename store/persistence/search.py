@@ -47,13 +47,12 @@ from sqlalchemy import (
     table,
     text,
 )
-from sqlalchemy.ext.asyncio import AsyncConnection
 from sqlalchemy.sql.elements import ColumnClause
 from sqlalchemy.types import Integer
 
 from store.domain.relevance import MAX_QUERY_WORDS, query_words
 from store.domain.types import MemoryRecord
-from store.persistence.driver import has_fast_driver, run_statement
+from store.persistence.driver import ReadConnection, has_fast_driver, run_statement
 from store.persistence.memories import MEMORY_COLUMNS, records_from_rows, records_from_sqlite_rows
 from store.persistence.tables import MemoryRow, table_of
 from store.persistence.terms import query_terms
@@ -97,7 +96,7 @@ def relevance_statement(
 
 
 async def records_by_relevance(
-    connection: AsyncConnection, *, scopes: Sequence[str], words: Sequence[str], limit: int
+    connection: ReadConnection, *, scopes: Sequence[str], words: Sequence[str], limit: int
 ) -> list[MemoryRecord]:
     """The search's records for a non-empty `words` (see the module's three clauses)."""
     if not scopes:

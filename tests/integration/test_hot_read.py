@@ -10,14 +10,17 @@ from pathlib import Path
 import pytest
 from sqlalchemy import exc, select
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.pool import QueuePool
 
 from store.domain.types import MemoryOrigin, MemoryRecord
+from store.persistence.driver import BorrowedConnection, borrowed_reading
 from store.persistence.engine import open_engine, reading
 from store.persistence.memories import (
     MEMORY_COLUMNS,
     _utc_from_sqlite,
     memory,
     records_at_scopes,
+    records_at_scopes_up_to,
     records_from_rows,
     records_narrowest_newest_first,
     scope_rank,
@@ -83,13 +86,21 @@ async def test_the_driver_read_returns_exactly_what_sqlalchemy_returns(
     await SqlMemoryProvider(engine).add(TABLE)
 
     async with reading(engine) as connection:
-        fast = await records_at_scopes(connection, scopes)
-        fast_ordered = await records_narrowest_newest_first(connection, scopes)
         slow = await _through_sqlalchemy(connection, scopes, ordered=False)
         slow_ordered = await _through_sqlalchemy(connection, scopes, ordered=True)
+    async with borrowed_reading(engine) as borrowed:
+        assert isinstance(borrowed, BorrowedConnection)
+        fast = await records_at_scopes(borrowed, scopes)
+        fast_ordered = await records_narrowest_newest_first(borrowed, scopes)
+        up_to = [await records_at_scopes_up_to(borrowed, scopes, most) for most in range(len(slow) + 1)]
 
     assert sorted(fast, key=lambda r: r.id) == sorted(slow, key=lambda r: r.id)
     assert fast_ordered == slow_ordered
+    # every record while they are at most `most`; past that, nothing
+    assert [None if found is None else sorted(found, key=lambda r: r.id) for found in up_to] == [
+        *([None] * len(slow)),
+        sorted(slow, key=lambda r: r.id),
+    ]
     assert {r.id for r in fast} == {r.id for r in TABLE if r.scope in scopes}
     for record in fast + fast_ordered:
         assert record.updated_at.tzinfo is UTC
@@ -121,6 +132,23 @@ async def test_a_failed_driver_read_is_raised_as_sqlalchemy_raises_it(tmp_path: 
         assert not failed.value.connection_invalidated
     finally:
         await engine.dispose()
+
+
+async def test_a_borrowed_read_on_a_dead_connection_is_an_outage_and_the_pool_drops_it(engine: AsyncEngine) -> None:
+    await SqlMemoryProvider(engine).add(TABLE)
+    async with borrowed_reading(engine) as connection:
+        driver = (await connection.get_raw_connection()).driver_connection
+        assert driver is not None
+        await driver.close()
+        with pytest.raises(exc.DBAPIError) as failed:
+            await records_at_scopes(connection, SCOPES)
+        assert not (await connection.get_raw_connection()).is_valid
+
+    assert database_unavailable(failed.value)
+    assert len(await SqlMemoryProvider(engine).list(scopes=SCOPES, ctx=ctx())) == 5  # a fresh connection serves
+    pool = engine.sync_engine.pool
+    assert isinstance(pool, QueuePool)
+    assert pool.checkedout() == 0  # the dead one went back to the pool to be replaced
 
 
 async def test_a_read_on_a_dead_connection_is_an_outage_and_the_pool_drops_it(engine: AsyncEngine) -> None:
