@@ -5,10 +5,12 @@
 Rows measured, per backend (median wall time of one call, in milliseconds):
 
 - the per-turn digest (`store.memory.memory_for_turn`: resolve scopes → read → precedence → selection
-  → block) over 20 and 2,000 applicable memories (a list read), and over 20,000 through search with a
-  block of 20. Beside each, the floor: the same rows read with the raw driver (aiosqlite / asyncpg),
-  no SQLAlchemy, no records, no rules — for search, the search's own SQL statement run raw.
-  Target: digest ≤ 1.5× its floor.
+  → block) over 20 and 2,000 applicable memories (no search text: the shortlist, see
+  `store.persistence.shortlist`), and over 20,000 through search with a block of 20. Beside each, the
+  floor: the statements the digest runs, run raw on the driver (aiosqlite in one trip to its thread,
+  as the provider runs them; asyncpg), no SQLAlchemy, no records, no rules. Target: digest ≤ 1.5× its
+  floor. The listed digests are also set beside the raw read of every applicable row, which is what a
+  turn read before the shortlist.
 - the same actor's digest (list and search) in a store of 1,000,000 memories over 10,000 actors
   against a store of 10,000 memories. Target: ≤ 1.2× — cost grows with what applies, not with what
   is stored.
@@ -40,10 +42,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bench.storage_data import MemorySpec, load, query_text
 from store import Actor, MemoryConfig, ScopeContext, memory_for_turn
 from store.persistence import is_sqlite, open_engine, upgrade
-from store.persistence.memories import MEMORY_COLUMNS, memory
+from store.persistence.memories import MEMORY_COLUMNS, memory, up_to_read_sql
 from store.persistence.provider import SqlMemoryProvider
 from store.persistence.search import query_words, relevance_statement
 from store.persistence.search_index import index_shape
+from store.persistence.shortlist import WHOLE_LIST_AT_MOST, shortlist_statement
 from tests.postgres_server import PostgresServer, missing_binaries
 
 
@@ -114,13 +117,11 @@ class RawReader:
             await self._pg.close()
 
     async def fetch(self, sql: str, params: list[Any], *, custom_plan: bool = False) -> list[Any]:
-        """The rows of `sql`. `custom_plan`: on PostgreSQL, planned for these parameters, as the
-        provider plans its search (SET and RESET around it, the same round trips)."""
+        """The rows of `sql` (on aiosqlite in one trip to its thread). `custom_plan`: on PostgreSQL,
+        planned for these parameters, as the provider plans its search (SET and RESET around it, the
+        same round trips)."""
         if self._sqlite is not None:
-            cursor = await self._sqlite.execute(sql, params)
-            found = await cursor.fetchall()
-            await cursor.close()
-            return list(found)
+            return list(await self._sqlite.execute_fetchall(sql, params))
         if not custom_plan:
             return list(await self._pg.fetch(sql, *params))
         await self._pg.execute("SET plan_cache_mode = force_custom_plan")
@@ -149,40 +150,61 @@ async def digest_figures(backend: str, url: str, sizes: Sizes) -> list[Figure]:
     engine = open_engine(url)
     figures = []
     try:
-        config = MemoryConfig(provider=SqlMemoryProvider(engine), max_memories=20)
+        provider = SqlMemoryProvider(engine)
+        config = MemoryConfig(provider=provider, max_memories=20)
         async with RawReader(url) as raw:
-            for name, case, query in [
-                ("small", f"digest, {sizes.digest_small:,} applicable", None),
-                ("large", f"digest, {sizes.digest_large:,} applicable", None),
-                ("search", f"digest via search, {sizes.search_applicable:,} applicable", query_text(1)),
+            for name, case in [
+                ("small", f"digest, {sizes.digest_small:,} applicable"),
+                ("large", f"digest, {sizes.digest_large:,} applicable"),
             ]:
                 actor, count = people[name]
                 ctx = ScopeContext(actor=actor)
-                turn = await memory_for_turn(config, ctx, run_id=None, query=query)
-                scopes = turn.digest.scopes
-                if query is None:
-                    if turn.digest.offered + turn.digest.omitted != count:
-                        msg = f"{case}: expected {count} applicable memories, the digest saw another number"
-                        raise RuntimeError(msg)
-                    sql, params = compiled(_list_statement(scopes), engine.dialect)
-                else:
-                    words = query_words(query)
-                    statement, bound = relevance_statement(engine.dialect.name, scopes, words, 20)
-                    sql, params = compiled(statement.params(bound), engine.dialect)
-                measured, floor = await paired_medians(
-                    partial(memory_for_turn, config, ctx, run_id=None, query=query),
-                    partial(raw.fetch, sql, params, custom_plan=query is not None),
+                turn = await memory_for_turn(config, ctx, run_id=None)
+                if turn.digest.offered + turn.digest.omitted != count:
+                    msg = f"{case}: expected {count} applicable memories, the digest saw another number"
+                    raise RuntimeError(msg)
+                floor = _listed_floor(raw, engine.dialect, turn.digest.scopes)
+                measured, floored = await paired_medians(partial(memory_for_turn, config, ctx, run_id=None), floor)
+                figures.append(Figure(backend, case, measured, floored, 1.5))
+                read, floored = await paired_medians(
+                    partial(provider.shortlist, scopes=turn.digest.scopes, limit=20, ctx=ctx), floor
                 )
-                figures.append(Figure(backend, case, measured, floor, 1.5))
-                if query is None:
-                    # The same read as records, without the rules: how much of the gap is storage's.
-                    read, floor = await paired_medians(
-                        partial(config.provider.list, scopes=scopes, ctx=ctx), partial(raw.fetch, sql, params)
-                    )
-                    figures.append(Figure(backend, f"  of which provider.list, {count:,}", read, floor, 1.5))
+                figures.append(Figure(backend, f"  of which provider.shortlist, {count:,}", read, floored, 1.5))
+                sql, params = compiled(_list_statement(turn.digest.scopes), engine.dialect)
+                measured, every_row = await paired_medians(
+                    partial(memory_for_turn, config, ctx, run_id=None), partial(raw.fetch, sql, params)
+                )
+                figures.append(Figure(backend, f"  {case}", measured, every_row, 1.5, "every row raw"))
+            actor, count = people["search"]
+            ctx = ScopeContext(actor=actor)
+            query = query_text(1)
+            turn = await memory_for_turn(config, ctx, run_id=None, query=query)
+            statement, bound = relevance_statement(engine.dialect.name, turn.digest.scopes, query_words(query), 20)
+            sql, params = compiled(statement.params(bound), engine.dialect)
+            measured, floored = await paired_medians(
+                partial(memory_for_turn, config, ctx, run_id=None, query=query),
+                partial(raw.fetch, sql, params, custom_plan=True),
+            )
+            figures.append(Figure(backend, f"digest via search, {count:,} applicable", measured, floored, 1.5))
     finally:
         await engine.dispose()
     return figures
+
+
+def _listed_floor(raw: RawReader, dialect: Any, scopes: tuple[str, ...]) -> Callable[[], Awaitable[Any]]:
+    """What a listed turn's read costs the driver alone: the read of at most `WHOLE_LIST_AT_MOST`
+    records, and past that the shortlist's statement — the statements the provider runs, raw."""
+    up_to, up_to_params = up_to_read_sql(dialect, scopes, WHOLE_LIST_AT_MOST)
+    statement, bound = shortlist_statement(dialect.name, scopes, 20)
+    chosen, chosen_params = compiled(statement.params(bound), dialect)
+
+    async def floor() -> list[Any]:
+        rows = await raw.fetch(up_to, up_to_params)
+        if len(rows) <= WHOLE_LIST_AT_MOST:
+            return rows
+        return await raw.fetch(chosen, chosen_params)
+
+    return floor
 
 
 def _list_statement(scopes: tuple[str, ...]) -> Any:
