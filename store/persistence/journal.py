@@ -160,7 +160,13 @@ class RunJournal:
                 return stored
             payload = await compute()
             values = _checkpoint_values(run_id, position, payload, self._clock(), actor_id)
-            await run_statement(connection, _INSERT_ONCE[connection.dialect.name], values)
+            insert = _INSERT_ONCE[connection.dialect.name]
+            if await hold_back(connection, insert, values):
+                # SQLite: the position was found empty under the write lock this transaction holds, so
+                # the insert stores — it goes with the COMMIT, and what is stored is the payload as
+                # its JSON text reads back.
+                return json.loads(json.dumps(payload))
+            await run_statement(connection, insert, values)
             _, stored = await _stored_payload(connection, run_id, position)
         return stored
 

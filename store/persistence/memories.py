@@ -16,7 +16,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from store.domain.types import MemoryOrigin, MemoryRecord
-from store.persistence.driver import BorrowedConnection, ReadConnection, driver_rows, has_fast_driver
+from store.persistence.driver import BorrowedConnection, ReadConnection, driver_rows, has_fast_driver, run_statement
 from store.persistence.tables import MemoryRow, table_of
 from store.persistence.terms import index_terms
 from store.persistence.types import new_id
@@ -253,8 +253,9 @@ async def upsert_record(
         "updated_at": now,
         "search_terms": index_terms(scope, key, text),
     }
-    result = await connection.execute(_upsert_statement(connection.dialect.name, values))
-    return record_from_row(result.one())
+    rows = await run_statement(connection, _UPSERT[connection.dialect.name], values)
+    raw_sqlite = (connection.dialect.name, connection.dialect.driver) == ("sqlite", "aiosqlite")
+    return records_from_sqlite_rows(rows)[0] if raw_sqlite else record_from_row(rows[0])
 
 
 async def delete_record_at_scope(connection: AsyncConnection, *, id: str, scope: str) -> bool:
@@ -337,12 +338,15 @@ _REWRITTEN = (
 )
 
 
-def _upsert_statement(dialect_name: str, values: dict[str, Any]) -> Insert:
+def _upsert_for(dialect_name: str) -> Insert:
+    """The upsert `upsert_record` runs, every value a named parameter, so it compiles once
+    (`run_statement`: one round trip on aiosqlite)."""
+    names = (*_REWRITTEN, "id", "scope", "key", "pinned", "created_at")
+    insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
+    values = insert(memory).values({name: bindparam(name, type_=memory.c[name].type) for name in names})
     index = [memory.c.scope, memory.c.key]
-    if dialect_name == "postgresql":
-        pg = postgresql.insert(memory).values(values)
-        pg_upsert = pg.on_conflict_do_update(index_elements=index, set_={n: pg.excluded[n] for n in _REWRITTEN})
-        return pg_upsert.returning(*MEMORY_COLUMNS)
-    lite = sqlite.insert(memory).values(values)
-    lite_upsert = lite.on_conflict_do_update(index_elements=index, set_={n: lite.excluded[n] for n in _REWRITTEN})
-    return lite_upsert.returning(*MEMORY_COLUMNS)
+    upsert = values.on_conflict_do_update(index_elements=index, set_={n: values.excluded[n] for n in _REWRITTEN})
+    return upsert.returning(*MEMORY_COLUMNS)
+
+
+_UPSERT = {name: _upsert_for(name) for name in ("postgresql", "sqlite")}

@@ -7,18 +7,22 @@ or fail as a whole."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import sqlite3
 import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
+import aiosqlite
 import pytest
 from sqlalchemy import bindparam, exc, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from store import Actor
+from store import Actor, MemoryConfig, ScopeContext
+from store.domain.codec import record_to_json
 from store.persistence import engine as engine_module
 from store.persistence import open_engine, upgrade
 from store.persistence.driver import hold_back, point_rows, run_statement
@@ -26,8 +30,10 @@ from store.persistence.engine import only_if_anchor_inserted, reading, writing
 from store.persistence.journal import RunJournal
 from store.persistence.outage import database_unavailable
 from store.persistence.people import KnownPeople
+from store.persistence.provider import SqlMemoryProvider
 from store.persistence.registry import ConversationRegistry, Origin
 from store.persistence.tables import ConversationRunRow, KnownPersonRow, RunCheckpointRow, table_of
+from store.runs import MemoryRuns
 from tests.builders import T0
 
 people = table_of(KnownPersonRow)
@@ -307,3 +313,37 @@ async def test_a_statement_that_cannot_wait_after_a_refused_anchor_raises_instea
     for through_sqlalchemy in (False, True):
         with pytest.raises(RuntimeError, match="anchor that inserted nothing"):
             await write_after_a_refused_anchor(through_sqlalchemy)
+
+
+async def test_a_remember_on_sqlite_is_three_round_trips_and_stores_what_it_answers(
+    sqlite_file: tuple[AsyncEngine, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lookup of the call's position (with the held-back BEGIN IMMEDIATE), the upsert, and the
+    checkpoint's insert with the COMMIT: the position was found empty under the write lock, so the
+    insert waits for the COMMIT and the answer is the payload as it reads back."""
+    engine, _ = sqlite_file
+    provider = SqlMemoryProvider(engine)
+    journal_ = RunJournal(engine)
+    memory_runs = MemoryRuns(MemoryConfig(provider=provider), journal_, ConversationRegistry(engine))
+    ada = Actor("ada", "berlin")
+    await memory_runs.begin("run_1", actor=ada, thread_id="thr_1", text="")
+    trips: list[object] = []
+    execute: Any = aiosqlite.Connection._execute
+
+    async def counted(self: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        trips.append(fn)
+        return await execute(self, fn, *args, **kwargs)
+
+    monkeypatch.setattr(aiosqlite.Connection, "_execute", counted)
+
+    outcome = await memory_runs.remember("run_1", call_id="call_1", key="tone", fact="short answers")
+
+    assert len(trips) == 3
+    assert outcome.ok
+    assert outcome.record is not None
+    stored = await journal_.stored_json("run_1", "tool:call_1")
+    assert stored is not None
+    assert json.loads(stored) == {"ok": True, "record": record_to_json(outcome.record)}
+    assert [r.text for r in await provider.list(scopes=["actor:ada"], ctx=ScopeContext(ada))] == ["short answers"]
+    again = await memory_runs.remember("run_1", call_id="call_1", key="tone", fact="short answers")
+    assert again == outcome

@@ -60,9 +60,12 @@ async def test_list_returns_records_exactly_as_stored(provider: Provider) -> Non
 async def test_reading_no_scopes_asks_the_database_nothing(engine: AsyncEngine) -> None:
     provider = SqlMemoryProvider(engine)
     await seed(provider, [make_record("units", "kilometres", GLOBAL_SCOPE, pinned=True)])
-    statements: list[str] = []
-    event.listen(engine.sync_engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
+    checkouts: list[object] = []  # every read takes a pooled connection, SQLAlchemy's way or borrowed
+    event.listen(engine.sync_engine, "checkout", lambda *args: checkouts.append(args[0]))
+    await provider.list(scopes=["actor:ada"], ctx=ctx())
+    assert len(checkouts) == 1  # the probe sees a read
 
     assert list(await provider.list(scopes=[], ctx=ctx())) == []
     assert list(await provider.search(scopes=[], query="kilometres", limit=5, ctx=ctx())) == []
-    assert statements == []
+    assert list((await provider.shortlist(scopes=[], limit=5, ctx=ctx())).records) == []
+    assert len(checkouts) == 1

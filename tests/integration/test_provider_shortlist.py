@@ -14,7 +14,7 @@ from datetime import timedelta
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sqlalchemy import event, text
+from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext, offer_memories, resolve_digest
@@ -81,15 +81,6 @@ async def test_past_the_whole_list_the_database_chooses(engine: AsyncEngine) -> 
     assert (shortlist.keys, shortlist.pinned_keys) == (most + 1, 0)
 
 
-async def test_no_scopes_asks_the_database_nothing(engine: AsyncEngine) -> None:
-    statements: list[str] = []
-    event.listen(engine.sync_engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
-
-    shortlist = await SqlMemoryProvider(engine).shortlist(scopes=[], limit=20, ctx=ctx())
-
-    assert (tuple(shortlist.records), shortlist.keys, shortlist.pinned_keys, statements) == ((), 0, 0, [])
-
-
 async def test_a_shortlist_keeps_at_least_one_key(engine: AsyncEngine) -> None:
     with pytest.raises(ValueError, match="at least one key, not 0"):
         await SqlMemoryProvider(engine).shortlist(scopes=ADA_SCOPES, limit=0, ctx=ctx())
@@ -119,8 +110,6 @@ async def test_a_turn_without_search_text_is_served_by_the_shortlist_with_the_li
     records = [make_record(f"key-{n:02d}", f"fact {n}", ADA_SCOPES[n % 3], days_ago=n % 7) for n in range(40)]
     await seed(provider, records)
     config = MemoryConfig(provider=provider, max_memories=7)
-    statements: list[str] = []
-    event.listen(engine.sync_engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
 
     digest = await offer_memories(config, ScopeContext(actor=ADA), query="   ")
 
