@@ -55,7 +55,8 @@ building and deciding over every record starts to cost more than the shortlist's
 def shortlist_statement(
     dialect_name: str, scopes: Sequence[str], limit: int
 ) -> tuple[Select[tuple[Any, ...]], dict[str, object]]:
-    """The one statement a shortlist runs, and its parameters (for a benchmark's floor, or an EXPLAIN)."""
+    """The statement that chooses the keys (past `WHOLE_LIST_AT_MOST` records), and its parameters
+    (for a benchmark's floor, or an EXPLAIN)."""
     if limit < 1:
         msg = f"a shortlist keeps at least one key, not {limit}"
         raise ValueError(msg)
@@ -77,7 +78,7 @@ async def records_shortlisted(connection: ReadConnection, *, scopes: Sequence[st
         pinned = {record.key for record in whole if record.pinned}
         return Shortlist(records=tuple(whole), keys=len(held), pinned_keys=len(pinned))
     rows = await run_statement(connection, statement, params)
-    if not rows:
+    if not rows:  # everything went between the two statements: nothing applies now
         return Shortlist(records=(), keys=0, pinned_keys=0)
     keys, pinned_keys = int(rows[0][0]), int(rows[0][1])
     fields = [row[2:] for row in rows]
