@@ -104,7 +104,7 @@ class InMemoryMemoryProvider:
         self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext
     ) -> Sequence[MemoryRecord]:
         """Okapi BM25 between the query's words and a record's key and text, each word's document count
-        taken within the record's scope (`store.domain.relevance`, as SQLite's index ranks). A key
+        taken within the record's scope (`store.domain.relevance`, as SQLite's search ranks). A key
         scores its best record; ties go to the narrower scope, then the newest, then the key. A query
         with no words is a list read: every record at the scopes, narrowest scope first, newest first.
 
@@ -117,11 +117,13 @@ class InMemoryMemoryProvider:
             return tuple(sorted(in_scope, key=lambda r: (ranks[r.scope], -r.updated_at.timestamp(), r.key)))
         held = {r.id: record_words(r.key, r.text) for r in self._by_id.values()}
         stats = CorpusStats.of((r.scope, held[r.id]) for r in self._by_id.values())
-        best: dict[str, tuple[float, int, float]] = {}
+        best: dict[str, tuple[int, int, float]] = {}
         for record in in_scope:
+            if set(words).isdisjoint(held[record.id]):
+                continue  # a record is a candidate when it holds a word, as a posting makes it one in SQL
             score = bm25_score(words, record.scope, held[record.id], stats)
             candidate = (-score, ranks[record.scope], -record.updated_at.timestamp())
-            if score > 0 and (record.key not in best or candidate < best[record.key]):
+            if record.key not in best or candidate < best[record.key]:
                 best[record.key] = candidate
         top = sorted(best, key=lambda k: (best[k], k))[: max(limit, 0)]
         position = {key: i for i, key in enumerate(top)}

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
 
 from store.domain.relevance import (
+    IDF_FLOOR,
     MAX_QUERY_WORDS,
+    SCORE_UNITS,
     CorpusStats,
     bm25_score,
     query_words,
@@ -77,17 +80,40 @@ def _stats(*records: tuple[str, list[str]]) -> CorpusStats:
 def test_a_record_holding_none_of_the_words_scores_zero() -> None:
     stats = _stats(("a", ["x"]), ("a", ["y"]))
 
-    assert bm25_score(("z",), "a", ["x"], stats) == 0.0
-    assert bm25_score((), "a", ["x"], stats) == 0.0
+    assert bm25_score(("z",), "a", ["x"], stats) == 0
+    assert bm25_score((), "a", ["x"], stats) == 0
 
 
-def test_the_score_is_okapi_bm25_with_fts5s_constants() -> None:
+def test_the_score_is_okapi_bm25_with_fts5s_constants_in_whole_units() -> None:
     # 4 records, 10 words: average length 2.5. The record has 2 words, "x" twice; 1 record holds it.
     stats = _stats(("a", ["x", "x"]), ("a", ["y", "z", "w"]), ("a", ["y", "z"]), ("a", ["y", "z", "w"]))
     idf = math.log((4 - 1 + 0.5) / (1 + 0.5))
-    expected = idf * (2 * 2.2) / (2 + 1.2 * (1 - 0.75 + 0.75 * 2 / 2.5))
+    share = idf * (2 * 2.2) / (2 + 1.2 * (1 - 0.75 + 0.75 * 2 / 2.5))
 
-    assert bm25_score(("x",), "a", ["x", "x"], stats) == expected
+    score = bm25_score(("x",), "a", ["x", "x"], stats)
+
+    assert isinstance(score, int)
+    assert score == math.floor(share * 2**40)
+    assert score / SCORE_UNITS == pytest.approx(share, rel=1e-12)
+
+
+def _float_share(word: str, words: list[str], stats: CorpusStats) -> float:
+    """A word's share as a float, FTS5's way, for comparison."""
+    tf, held = float(words.count(word)), stats.holding[("a", word)]
+    idf = math.log((stats.records - held + 0.5) / (held + 0.5))
+    return idf * ((tf * 2.2) / (tf + 1.2 * (1 - 0.75 + 0.75 * len(words) / (stats.words / stats.records))))
+
+
+def test_a_score_is_the_sum_of_each_words_truncated_share_the_same_in_any_order() -> None:
+    words = ["x", "v", "y", "x"]
+    stats = _stats(("a", words), ("a", ["y", "y", "y", "y", "u"]), ("a", ["w", "y", "v"]))
+    floats = {sum(_float_share(w, words, stats) for w in order) for order in itertools.permutations("xvy")}
+    assert len(floats) == 2, "as floats, the order of the words changes the last bit of this sum"
+
+    scores = {bm25_score(order, "a", words, stats) for order in itertools.permutations("xvy")}
+
+    assert scores == {sum(bm25_score((w,), "a", words, stats) for w in "xvy")}
+    assert scores != {int(sum(_float_share(w, words, stats) for w in "xvy") * SCORE_UNITS)}, "not the sum truncated"
 
 
 def test_a_rarer_word_weighs_more_than_a_common_one() -> None:
@@ -124,7 +150,8 @@ def test_a_word_held_by_most_records_still_counts_a_little() -> None:
 
     score = bm25_score(("the",), "a", ["the"], stats)
 
-    assert 0 < score < 1e-5
+    assert 0 < score / SCORE_UNITS < 10 * IDF_FLOOR
+    assert score > 100_000, "far from the last unit"
 
 
 def test_a_longer_record_scores_less_for_the_same_word() -> None:
