@@ -27,7 +27,7 @@ import asyncio
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -45,8 +45,9 @@ from store.persistence import is_sqlite, open_engine, upgrade
 from store.persistence.memories import MEMORY_COLUMNS, memory, up_to_read_sql
 from store.persistence.provider import SqlMemoryProvider
 from store.persistence.search import query_words, relevance_statement
-from store.persistence.search_index import index_shape
+from store.persistence.search_index import index_totals, postings_of
 from store.persistence.shortlist import WHOLE_LIST_AT_MOST, shortlist_statement
+from store.persistence.terms import query_terms
 from tests.postgres_server import PostgresServer, missing_binaries
 
 
@@ -220,10 +221,11 @@ async def store_figures(backend: str, new_database: Callable[[str], Awaitable[st
         urls.append(url)
     engines = [open_engine(url) for url in urls]
     try:
-        segments = [await _index_segments(engine) for engine in engines]
         small, large = (MemoryConfig(provider=SqlMemoryProvider(engine), max_memories=20) for engine in engines)
         ctx = ScopeContext(actor=Actor("a0", "t0"))
         query = query_text(2)
+        scopes = (await memory_for_turn(small, ctx, run_id=None)).digest.scopes
+        walked = [await _postings_walked(engine, scopes, query) for engine in engines]
         stores = f"{sizes.store_large:,} stored vs {sizes.store_small:,}"
         label = f"{sizes.store_small:,} store"
         list_large, list_small = await paired_medians(
@@ -237,10 +239,10 @@ async def store_figures(backend: str, new_database: Callable[[str], Awaitable[st
         for engine in engines:
             await engine.dispose()
     note = ""
-    if segments[0] is not None:
+    if walked[0] is not None and walked[1] is not None:
         note = (
-            f"{backend} index segments: {segments[1]} in the {sizes.store_large:,} store, "
-            f"{segments[0]} in the {sizes.store_small:,} store (they vary with size: python -m bench.index_merges)"
+            f"{backend} index: the search walks {walked[1][0]:,} of {walked[1][1]:,} postings in the "
+            f"{sizes.store_large:,} store, {walked[0][0]:,} of {walked[0][1]:,} in the {sizes.store_small:,} store"
         )
     return [
         Figure(backend, f"list digest, {stores}", list_large, list_small, 1.2, label),
@@ -248,13 +250,14 @@ async def store_figures(backend: str, new_database: Callable[[str], Awaitable[st
     ]
 
 
-async def _index_segments(engine: AsyncEngine) -> int | None:
-    """How many segments SQLite's full-text index holds (a search looks each term up in each); None on
-    PostgreSQL, whose GIN index has none."""
+async def _postings_walked(engine: AsyncEngine, scopes: Sequence[str], query: str) -> tuple[int, int] | None:
+    """How many postings SQLite's search index holds for the query's terms at `scopes` (what the
+    search walks), and how many it holds in all; None on PostgreSQL."""
     if not is_sqlite(engine):
         return None
     async with engine.connect() as connection:
-        return (await index_shape(connection)).segments
+        walked = await postings_of(connection, query_terms(scopes, query_words(query)))
+        return walked, (await index_totals(connection)).postings
 
 
 async def backend_figures(

@@ -17,7 +17,9 @@ from other processes.
 from __future__ import annotations
 
 import asyncio
+import math
 import os
+import sqlite3
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
@@ -42,10 +44,12 @@ __all__ = (
     "in_joined_writes",
     "is_sqlite",
     "joined_writes",
+    "natural_log",
     "only_if_anchor_inserted",
     "open_engine",
     "pending_statements",
     "printable_url",
+    "provide_ln",
     "reading",
     "run_statements",
     "settle_anchor",
@@ -212,10 +216,33 @@ def _production_sqlite(engine: AsyncEngine) -> None:
             cursor.execute("PRAGMA synchronous = NORMAL")
             # Deleted content is overwritten, not left in free pages: forgetting must reach the file.
             cursor.execute("PRAGMA secure_delete = ON")
+            provide_ln(dbapi_connection, cursor)
         finally:
             cursor.close()
 
     _sqlite_transactions(sync_engine)
+
+
+def provide_ln(dbapi_connection: Any, cursor: Any) -> bool:
+    """Give the connection SQLite's `ln()` if its SQLite was built without math functions (the
+    search's idf needs it): `natural_log`, registered as deterministic. Whether it had to."""
+    try:
+        cursor.execute("SELECT ln(1)")
+    except sqlite3.OperationalError as error:
+        if "no such function" not in str(error):
+            raise
+        dbapi_connection.create_function("ln", 1, natural_log, deterministic=True)
+        return True
+    cursor.fetchall()
+    return False
+
+
+def natural_log(value: object) -> float | None:
+    """SQLite's `ln(X)`: the natural logarithm of a positive number — C's `log`, as SQLite's own and
+    the reference's `math.log` both call — and NULL for anything else."""
+    if isinstance(value, int | float) and value > 0:
+        return math.log(float(value))
+    return None
 
 
 def _sqlite_transactions(sync_engine: Engine) -> None:

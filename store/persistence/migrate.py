@@ -1,8 +1,9 @@
 """Bringing a database's schema up to date with Alembic, from code or from `onfile db upgrade`.
 
-The migrations create the portable schema of `store.persistence.tables` plus each backend's full-text
-machinery (SQLite: the `memory_fts` FTS5 table and its triggers; PostgreSQL: the `search_vector`
-column and its GIN index), which `include_in_comparison` leaves out when the schema is compared.
+The migrations create the portable schema of `store.persistence.tables` plus each backend's search
+machinery (SQLite: the postings tables of `store.persistence.search_index` and their triggers;
+PostgreSQL: the `search_vector` column and its GIN index), which `include_in_comparison` leaves out
+when the schema is compared.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.persistence.engine import open_engine, writing
+from store.persistence.search_index import SQLITE_INDEX_TABLES
 
 __all__ = ("MIGRATIONS", "alembic_config", "downgrade_engine", "include_in_comparison", "upgrade", "upgrade_engine")
 
@@ -37,9 +39,9 @@ def alembic_config(connection: Connection | None = None) -> Config:
 
 
 def include_in_comparison(obj: Any, name: str | None, type_: str, reflected: bool, compare_to: Any) -> bool:
-    """False for the backend-specific full-text objects, which the portable models do not describe."""
+    """False for the backend-specific search objects, which the portable models do not describe."""
     if type_ == "table":
-        return not (name or "").startswith("memory_fts")
+        return name not in SQLITE_INDEX_TABLES
     if type_ == "column":
         return name != "search_vector"
     if type_ == "index":

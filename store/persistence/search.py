@@ -16,9 +16,10 @@ term (`store.persistence.terms`): twelve letters, bound as one plain parameter. 
 punctuation and emoji cannot raise a syntax error or change what the query means, and the index is
 asked only about the turn's own scopes — a search costs what applies, not what is stored.
 
-- SQLite: one FTS5 MATCH of the terms (`memory_fts`, kept in step with `agent_memory.search_terms` by
-  triggers), ranked by FTS5's `bm25()`. Its document counts are per term, so per scope: exactly the
-  reference provider's BM25 (`store.domain.relevance`).
+- SQLite: the turn's terms looked up in the postings index (`store.persistence.search_index`, kept
+  in step with `agent_memory.search_terms` by triggers), ranked by BM25 computed in SQL. Its document
+  counts are per term, so per scope: exactly the reference provider's BM25 (`store.domain.relevance`),
+  to the last unit.
 - PostgreSQL: the generated `search_vector` column matched through its GIN index (`@@`), ranked by
   `ts_rank` — how many of the words a record holds and how often; PostgreSQL's ranking has no
   document counts, so there a rarer word weighs no more than a common one.
@@ -36,6 +37,7 @@ from typing import Any
 from sqlalchemy import (
     ColumnElement,
     Select,
+    Subquery,
     and_,
     bindparam,
     case,
@@ -44,7 +46,6 @@ from sqlalchemy import (
     literal_column,
     or_,
     select,
-    table,
     text,
 )
 from sqlalchemy.sql.elements import ColumnClause
@@ -54,12 +55,12 @@ from store.domain.relevance import MAX_QUERY_WORDS, query_words
 from store.domain.types import MemoryRecord
 from store.persistence.driver import ReadConnection, has_fast_driver, run_statement
 from store.persistence.memories import MEMORY_COLUMNS, records_from_rows, records_from_sqlite_rows
+from store.persistence.search_index import bm25_matches, terms_parameter
 from store.persistence.tables import MemoryRow, table_of
 from store.persistence.terms import query_terms
 
 __all__ = (
     "MAX_QUERY_WORDS",
-    "fts_match_expression",
     "query_words",
     "records_by_relevance",
     "relevance_statement",
@@ -67,15 +68,9 @@ __all__ = (
 )
 
 memory = table_of(MemoryRow)
-_fts = table("memory_fts", column("rowid"))
 _search_vector: ColumnClause[Any] = column("search_vector")
 _CUSTOM_PLANS = text("SET plan_cache_mode = force_custom_plan")
 _DEFAULT_PLANS = text("RESET plan_cache_mode")
-
-
-def fts_match_expression(terms: Sequence[str]) -> str:
-    """An FTS5 MATCH for rows holding any of `terms` (letters only; quoted all the same)."""
-    return " OR ".join(f'"{term}"' for term in terms)
 
 
 def tsquery_expression(terms: Sequence[str]) -> str:
@@ -89,9 +84,12 @@ def relevance_statement(
     """The one statement a search runs, and its parameters (for a benchmark's floor, or an EXPLAIN)."""
     distinct = tuple(dict.fromkeys(scopes))
     terms = query_terms(distinct, words)
-    match = tsquery_expression(terms) if dialect_name == "postgresql" else fts_match_expression(terms)
     params: dict[str, object] = {f"scope_{n}": scope for n, scope in enumerate(distinct)}
-    params.update(match=match, limit=max(limit, 0))
+    if dialect_name == "postgresql":
+        params.update(match=tsquery_expression(terms))
+    else:
+        params.update(terms=terms_parameter(terms))
+    params.update(limit=max(limit, 0))
     return _statement(dialect_name, len(distinct)), params
 
 
@@ -126,40 +124,34 @@ def _at_scopes(count: int, scope: ColumnElement[str]) -> ColumnElement[bool]:
     return scope.in_([bindparam(f"scope_{n}") for n in range(count)])
 
 
-def _matches(dialect_name: str, count: int) -> Select[tuple[str, int, float, object]]:
-    """Each record at the scopes holding a term: key, scope rank, score (lower is better), update time."""
+def _ts_rank_matches(count: int) -> Subquery:
+    """PostgreSQL's first clause: each record at the scopes holding a term — key, scope rank, score
+    (lower is better), update time — the best `limit × count` of them."""
     rank = _scope_rank(count, memory.c.scope).label("scope_rank")
-    if dialect_name == "postgresql":
-        query = func.to_tsquery(literal_column("'simple'"), bindparam("match"))
-        return select(
-            memory.c.key,
-            rank,
-            (-func.ts_rank(_search_vector, query)).label("score"),
-            memory.c.updated_at,
-        ).where(_at_scopes(count, memory.c.scope), _search_vector.op("@@")(query))
-    # bm25() is already negative, best lowest. The scope filter on the rows is the boundary; the
-    # terms, being per scope, only ever reach rows at those scopes anyway.
-    return (
-        select(memory.c.key, rank, func.bm25(literal_column("memory_fts")).label("score"), memory.c.updated_at)
-        .select_from(_fts.join(memory, memory.c.seq == _fts.c.rowid))
-        .where(literal_column("memory_fts").op("MATCH")(bindparam("match")), _at_scopes(count, memory.c.scope))
-    )
+    query = func.to_tsquery(literal_column("'simple'"), bindparam("match"))
+    candidates = select(
+        memory.c.key,
+        rank,
+        (-func.ts_rank(_search_vector, query)).label("score"),
+        memory.c.updated_at,
+    ).where(_at_scopes(count, memory.c.scope), _search_vector.op("@@")(query))
+    best_rows = candidates.order_by(
+        literal_column("score"), literal_column("scope_rank"), memory.c.updated_at.desc(), memory.c.key
+    ).limit(bindparam("limit", type_=Integer()) * count)
+    return best_rows.subquery("matched")
 
 
 @lru_cache(maxsize=64)
 def _statement(dialect_name: str, count: int) -> Select[tuple[object, ...]]:
-    """The search for `count` scopes on one backend, with parameters `scope_0`…, `match` and `limit`.
+    """The search for `count` scopes on one backend, with parameters `scope_0`…, `match` (PostgreSQL)
+    or `terms` (SQLite), and `limit`.
 
     Only the best `limit × count` matching rows are ranked into keys: a key has at most one record
     per scope, so the rows ahead of the `limit`-th best key's best row belong to at most `limit − 1`
     keys — at most `(limit − 1) × count` rows. The full order (score, scope, newest, key) decides who
     is in, so the cut never splits a tie differently from ranking everything."""
     limit = bindparam("limit", type_=Integer())
-    candidates = _matches(dialect_name, count)
-    best_rows = candidates.order_by(
-        literal_column("score"), literal_column("scope_rank"), memory.c.updated_at.desc(), memory.c.key
-    ).limit(limit * count)
-    matched = best_rows.subquery("matched")
+    matched = _ts_rank_matches(count) if dialect_name == "postgresql" else bm25_matches(count).subquery("matched")
     best_first: tuple[ColumnElement[object], ...] = (
         matched.c.score,
         matched.c.scope_rank,

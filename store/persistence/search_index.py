@@ -1,109 +1,140 @@
-"""The shape of SQLite's full-text index: how many b-tree segments `memory_fts` is split into.
+"""SQLite's search index: postings of terms in an ordinary B-tree, ranked by BM25 in SQL.
 
-FTS5 writes each change as a new segment (one per statement that changes the index) and merges
-segments of one size class into a bigger one. A query looks each of its terms up in every segment,
-so what a search costs beyond its own matches is (terms × segments) lookups. With FTS5's default
-merging a class holds up to three segments before they merge, and the newest up to fifteen: sampled
-while building the storage benchmark's stores, 15 segments on average at 10,000 memories and 19 at a
-million (24 and 34 at worst). Migration 0003 merges each class as soon as it holds two, the newest at
-four: 7 and 10 on average (11 and 18 at worst) — one segment per populated size class, so the count
-still grows with the logarithm of the store, and at any one size depends on its binary digits.
+What it holds (migration 0004), kept exactly in step with `agent_memory.search_terms` by triggers in
+the writer's own statement:
 
-What is never run: `optimize`, or a `merge` with a negative budget. On SQLite before the fix that
-caps it (3.40.1 here), each one that finds segments on more than one level adds two levels to the
-structure record for good, and past 2,000 levels FTS5 reads the record as corrupt ("database disk
-image is malformed"): what an `optimize` after every delete did within a thousand deletes, with one
-connection as with many.
+- `memory_terms`: one row per (term, record) — the term (`store.persistence.terms`), the record's
+  `seq`, and tf, how many times the record holds the term — keyed by (term, seq), `WITHOUT ROWID`.
+  A term's postings are one range of one B-tree; a term belongs to one scope, so they are all at
+  that scope.
+- `memory_corpus`: one row, the store's record count and total word count (BM25's N and average
+  length). A record's own length is its number of terms: `(length(search_terms) + 1) / 13`.
 
-The structure record (`memory_fts_data` row 10) is FTS5's own format (`fts5StructureDecode` in
-`fts5_index.c`): a 4-byte cookie, an optional 4-byte version-2 marker, then varints — levels,
-segments, a write counter, and per level its merging count and segments (id, first and last leaf
-page; in version 2 five more values each).
+A search (`bm25_matches`) seeks each of the turn's terms once in the primary key, walks its
+postings to count them (n, the records at that scope holding the word), walks them again to score
+each holder, and reads each holder's row by rowid: its cost is the postings of the turn's terms,
+which hold only records at the turn's scopes, plus a B-tree seek per term, which deepens by one
+level each time the store grows about a hundredfold. Nothing else grows with the store. Its score is
+the reference's BM25 operation for operation (`store.domain.relevance`), each word's share counted
+in whole units so that the sum is exact in whatever order SQL adds the rows.
+
+Why not FTS5, which this replaced: FTS5 looks every query term up in every segment of its index
+(twice, once more for `bm25()`), their number grows with the logarithm of the store, and the only
+commands that bound it (`optimize`, a negative `merge`) corrupt the index over time on SQLite 3.40.1
+(RELIABILITY.md). An ordinary B-tree has no segments to merge and nothing to optimise.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from sqlalchemy import text
+from sqlalchemy import Float, Integer, Text, bindparam, column, text
 from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.sql.elements import TextClause
+from sqlalchemy.sql.selectable import TextualSelect
 
-__all__ = ("IndexShape", "index_shape", "shape_from_structure")
+from store.domain.relevance import BM25_B, BM25_K1, IDF_FLOOR, SCORE_UNITS
+from store.persistence.types import UtcDateTime
 
-_STRUCTURE = text("SELECT block FROM memory_fts_data WHERE id = 10")
-_VERSION_2 = b"\xff\x00\x00\x01"
+__all__ = ("SQLITE_INDEX_TABLES", "IndexTotals", "bm25_matches", "index_totals", "postings_of", "terms_parameter")
+
+SQLITE_INDEX_TABLES = frozenset({"memory_terms", "memory_corpus"})
+"""The index's own tables: SQLite only, outside the portable models."""
+
+_SCORED = """
+WITH held AS MATERIALIZED (
+    SELECT asked.value AS term,
+           (SELECT count(*) FROM memory_terms AS holder WHERE holder.term = asked.value) AS n
+    FROM json_each(:terms) AS asked
+),
+weighed AS MATERIALIZED (
+    SELECT term, CASE WHEN ln(odds) <= 0 THEN :idf_floor ELSE ln(odds) END AS idf
+    FROM (
+        SELECT held.term, (corpus.records - held.n + 0.5) / (held.n + 0.5) AS odds
+        FROM held CROSS JOIN memory_corpus AS corpus
+        WHERE held.n > 0
+    )
+),
+corpus AS MATERIALIZED (
+    SELECT CAST(words AS REAL) / records AS average FROM memory_corpus
+)
+SELECT memory.key AS key,
+       CASE memory.scope {ranks} ELSE {count} END AS scope_rank,
+       -sum(CAST(
+           weighed.idf * ((posting.tf * (:bm25_k1 + 1.0))
+               / (posting.tf + :bm25_k1 * (1 - :bm25_b + :bm25_b * ((length(memory.search_terms) + 1) / 13)
+                                                          / corpus.average)))
+           * :score_units AS INTEGER)) AS score,
+       memory.updated_at AS updated_at
+FROM weighed
+    CROSS JOIN memory_terms AS posting
+    CROSS JOIN agent_memory AS memory
+    CROSS JOIN corpus
+WHERE posting.term = weighed.term AND memory.seq = posting.seq AND memory.scope IN ({scopes})
+GROUP BY memory.seq
+ORDER BY score, scope_rank, memory.updated_at DESC, memory.key
+LIMIT :limit * {count}
+"""
+
+
+@lru_cache(maxsize=64)
+def bm25_matches(count: int) -> TextualSelect:
+    """The search's first clause on SQLite for `count` scopes: each record at the scopes holding one
+    of the terms (`terms`, a JSON array) — key, scope rank (0 the narrowest), score (lower is better:
+    minus the reference's BM25 in units) and update time — the best `limit × count` of them, best
+    first (score, scope, newest, key). Parameters `terms`, `scope_0`… and `limit`.
+
+    The order of the joins is fixed (CROSS JOIN, which SQLite never reorders): from the terms to their
+    postings to their records, so no plan can start from the rows at the scopes (every record a
+    person holds) or from the whole postings table. The scope filter is on the records themselves:
+    the boundary, whatever a term matched. The arithmetic is `bm25_score`'s, in its order, with its
+    constants bound as the same doubles (a literal would be parsed by SQLite, maybe one bit away)."""
+    ranks = " ".join(f"WHEN :scope_{n} THEN {n}" for n in range(count))
+    scopes = ", ".join(f":scope_{n}" for n in range(count))
+    clause: TextClause = text(_SCORED.format(ranks=ranks, scopes=scopes, count=count)).bindparams(
+        bindparam("terms", type_=Text()),
+        bindparam("limit", type_=Integer()),
+        bindparam("bm25_k1", BM25_K1, type_=Float()),
+        bindparam("bm25_b", BM25_B, type_=Float()),
+        bindparam("idf_floor", IDF_FLOOR, type_=Float()),
+        bindparam("score_units", SCORE_UNITS, type_=Float()),
+    )
+    return clause.columns(
+        column("key", Text()),
+        column("scope_rank", Integer()),
+        column("score", Integer()),
+        column("updated_at", UtcDateTime()),
+    )
 
 
 @dataclass(frozen=True, slots=True)
-class IndexShape:
-    """The index's segments, level by level: each segment as its size in leaf pages."""
+class IndexTotals:
+    """What the index holds: the store's records and words (`memory_corpus`), and its postings."""
 
-    levels: tuple[tuple[int, ...], ...]
-    merging: tuple[int, ...]
-    """Per level, how many of its segments are inputs to a merge still in progress."""
-
-    @property
-    def segments(self) -> int:
-        """How many segments a query looks each term up in."""
-        return sum(len(level) for level in self.levels)
-
-    @property
-    def level_count(self) -> int:
-        """Levels in the record, empty ones included: FTS5 refuses a record of more than 2,000."""
-        return len(self.levels)
-
-    @property
-    def pages(self) -> int:
-        return sum(sum(level) for level in self.levels)
+    records: int
+    words: int
+    postings: int
 
 
-def shape_from_structure(record: bytes) -> IndexShape:
-    """Decode FTS5's structure record; `ValueError` when it is not one."""
-    reader = _Varints(record, 8 if record[4:8] == _VERSION_2 else 4)
-    extra = 5 if record[4:8] == _VERSION_2 else 0
-    level_count, _segment_count, _writes = reader.take(3)
-    levels: list[tuple[int, ...]] = []
-    merging: list[int] = []
-    for _ in range(level_count):
-        merge_inputs, count = reader.take(2)
-        sizes = []
-        for _ in range(count):
-            _segment_id, first_page, last_page = reader.take(3)
-            reader.take(extra)
-            sizes.append(last_page - first_page + 1)
-        levels.append(tuple(sizes))
-        merging.append(merge_inputs)
-    return IndexShape(levels=tuple(levels), merging=tuple(merging))
+async def index_totals(connection: AsyncConnection) -> IndexTotals:
+    """The index's totals (SQLite only; counting the postings reads all of them)."""
+    corpus = (await connection.execute(text("SELECT records, words FROM memory_corpus"))).one()
+    postings = (await connection.execute(text("SELECT count(*) FROM memory_terms"))).scalar_one()
+    return IndexTotals(records=corpus[0], words=corpus[1], postings=postings)
 
 
-async def index_shape(connection: AsyncConnection) -> IndexShape:
-    """The shape of `memory_fts` as `connection` sees it (SQLite only)."""
-    record = (await connection.execute(_STRUCTURE)).scalar_one()
-    return shape_from_structure(bytes(record))
+async def postings_of(connection: AsyncConnection, terms: Sequence[str]) -> int:
+    """How many postings `terms` have: what a search with them walks (SQLite only)."""
+    found = await connection.execute(
+        text("SELECT count(*) FROM json_each(:terms) AS asked JOIN memory_terms ON term = asked.value"),
+        {"terms": terms_parameter(terms)},
+    )
+    return int(found.scalar_one())
 
 
-class _Varints:
-    """SQLite's varints (big-endian, 7 bits a byte, the ninth byte whole), read one after another."""
-
-    def __init__(self, data: bytes, offset: int) -> None:
-        self._data = data
-        self._at = offset
-
-    def take(self, count: int) -> list[int]:
-        return [self._one() for _ in range(count)]
-
-    def _one(self) -> int:
-        value = 0
-        for _ in range(8):
-            byte = self._byte()
-            value = (value << 7) | (byte & 0x7F)
-            if byte < 0x80:
-                return value
-        return (value << 8) | self._byte()
-
-    def _byte(self) -> int:
-        if self._at >= len(self._data):
-            msg = "the FTS5 structure record ends inside a value"
-            raise ValueError(msg)
-        self._at += 1
-        return self._data[self._at - 1]
+def terms_parameter(terms: Sequence[str]) -> str:
+    """`terms` as `bm25_matches` takes them: one JSON array, each term once, bound as one value."""
+    return json.dumps(list(dict.fromkeys(terms)))

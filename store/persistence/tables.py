@@ -1,8 +1,9 @@
 """The tables, as SQLAlchemy rows. Only `store.persistence` may import this module.
 
 The migrations under `migrations/` create exactly this schema (a test compares them), plus the
-full-text machinery each backend needs, which is not part of the portable schema: on SQLite the
-`memory_fts` FTS5 table and its triggers, on PostgreSQL the `search_vector` column generated from
+search machinery each backend needs, which is not part of the portable schema: on SQLite the
+postings tables `memory_terms` and `memory_corpus` and the triggers that keep them in step
+(`store.persistence.search_index`), on PostgreSQL the `search_vector` column generated from
 `search_terms`, and its GIN index.
 """
 
@@ -52,8 +53,8 @@ NAMING = {
 }
 
 Json = JSON().with_variant(JSONB(), "postgresql")
-# SQLite aliases the rowid only for a column declared exactly INTEGER PRIMARY KEY; the full-text
-# index is keyed by that rowid, so it must be stable (an un-aliased rowid may change on VACUUM).
+# SQLite aliases the rowid only for a column declared exactly INTEGER PRIMARY KEY; the search index's
+# postings name their record by that rowid, so it must be stable (an un-aliased rowid may change on VACUUM).
 RowNumber = BigInteger().with_variant(Integer(), "sqlite")
 
 
@@ -65,7 +66,7 @@ class TableBase(DeclarativeBase):
 class MemoryRow(TableBase):
     """One keyed fact at one scope; at most one per (scope, key).
 
-    `seq` is internal (the full-text index's row key); `id` is the public, unguessable handle. The
+    `seq` is internal (the search index's row key); `id` is the public, unguessable handle. The
     unique (scope, key) index leads with scope, so it is also the index every `scope IN (…)` read
     uses: a second index on scope alone would only slow writes. The origin's thread and run are
     pointers that may dangle — no foreign key, no cascade: a history ceiling must never erase a fact.
@@ -91,7 +92,7 @@ class MemoryRow(TableBase):
     created_at: Mapped[datetime]
     updated_at: Mapped[datetime]
     search_terms: Mapped[str] = mapped_column(server_default="")
-    """What the full-text index holds for the row: a digest per (scope, word), never the words
+    """What the search index holds for the row: a digest per (scope, word), never the words
     (`store.persistence.terms`). Every write computes it; the index is kept in step from it."""
 
 

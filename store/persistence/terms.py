@@ -1,22 +1,25 @@
-"""What the full-text index holds for a record: one opaque term per (scope, word), never a word.
+"""What the search index holds for a record: one opaque term per (scope, word), never a word.
 
-A record's `search_terms` column, which both backends index (SQLite's FTS5 `memory_fts`, PostgreSQL's
-`search_vector` tsvector with its GIN index), is its words (`store.domain.relevance.record_words`)
-each replaced by a 12-letter digest of the record's scope and the word. Two things follow:
+A record's `search_terms` column, which both backends index (SQLite's postings `memory_terms`,
+`store.persistence.search_index`; PostgreSQL's `search_vector` tsvector with its GIN index), is its
+words (`store.domain.relevance.record_words`) each replaced by a 12-letter digest of the record's
+scope and the word. Two things follow:
 
 - **A search costs what applies.** A turn's query is the digests of its words at the turn's own
   scopes, so the index walks only postings of records at those scopes — a word held by a million
-  records elsewhere in the store costs nothing here — and FTS5's `bm25()`, which counts each query
-  term's documents, counts only within the scope (the ranking `store.domain.relevance` describes).
-- **The index never holds memory text.** What a forget leaves in the index until it is rewritten
-  (FTS5 keeps a deleted row's postings in older segments until they merge; PostgreSQL keeps a dead
-  tuple until vacuum) is digests, not words, so no scan of the database file for a forgotten fact
-  finds it. A digest is not a secret: someone holding the file who guesses a word and a scope can
-  test the guess, as they could read any memory still on file.
+  records elsewhere in the store costs nothing here — and BM25's document count for a term (how many
+  records hold it) counts only within the scope (the ranking `store.domain.relevance` describes).
+- **The index never holds memory text.** Whatever the database may keep of a forgotten record's
+  entries (SQLite's `secure_delete` overwrites deleted cells, but a write-ahead log holds old pages
+  until its checkpoint; PostgreSQL keeps a dead tuple until vacuum) is digests, not words, so no scan
+  of the database file for a forgotten fact finds it. A digest is not a secret: someone holding the
+  file who guesses a word and a scope can test the guess, as they could read any memory still on file.
 
-Digests are letters `a`–`p` only (hex, shifted), so every backend's tokenizer keeps each one whole
-and unchanged. 48 bits make a collision (a record matched by a word it does not hold) vanishingly
-rare, and harmless: the scope filter is applied to the rows themselves, never to terms.
+Digests are letters `a`–`p` only (hex, shifted), always 12 of them, separated by single spaces:
+PostgreSQL's tokenizer keeps each one whole and unchanged, SQLite's triggers read a column as a JSON
+array of them, and its search counts a record's words from the column's length. 48 bits make a
+collision (a record matched by a word it does not hold) vanishingly rare, and harmless: the scope
+filter is applied to the rows themselves, never to terms.
 
 Stored terms are only as good as this function: changing `term` or what a word is changes every
 row's terms, and needs a migration that recomputes `search_terms` (as 0002 computed them first).

@@ -23,7 +23,7 @@ def test_db_upgrade_creates_the_schema_at_the_given_url(tmp_path: Path, capsys: 
 
     assert main(["db", "upgrade", "--database-url", f"sqlite+aiosqlite:///{path}"]) == 0
 
-    assert OUR_TABLES | {"dashboard_session", "memory_fts", "alembic_version"} <= _tables(path)
+    assert OUR_TABLES | {"dashboard_session", "memory_terms", "alembic_version"} <= _tables(path)
     assert "database is up to date" in capsys.readouterr().out
 
 

@@ -94,14 +94,14 @@ async def test_a_forgotten_fact_lives_on_only_in_runs_still_in_flight_and_not_af
 async def test_after_a_forget_and_pruning_not_a_byte_of_the_fact_is_left_in_the_sqlite_file(
     sqlite_database_url: str,
 ) -> None:
-    """Below the tables: the database file itself, with the write-ahead log folded in. The full-text
-    index holds per-scope digests, never words, so even the postings of the deleted row that its
-    segments keep until they merge carry nothing of the text; secure_delete zeroes freed space."""
+    """Below the tables: the database file itself, with the write-ahead log folded in. The search
+    index holds per-scope digests, never words, so not even its postings of the deleted rows carry
+    anything of the text; secure_delete zeroes what the deletes free."""
     engine = open_engine(sqlite_database_url)
     try:
         world = World(engine)
         secret = await world.ada_with_a_secret()
-        for n in range(30):  # enough rows that the index has segments of its own to keep
+        for n in range(30):  # enough rows to fill pages of the table and of the index, freed by the forgets
             await world.provider.write(
                 key=f"note-{n}",
                 text=f"{SECRET} note {n}",

@@ -2,24 +2,31 @@
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from store.in_memory import InMemoryMemoryProvider
 from store.persistence.engine import is_sqlite, open_engine
-from store.persistence.migrate import downgrade_engine, include_in_comparison, upgrade_engine
+from store.persistence.memories import insert_records
+from store.persistence.migrate import downgrade_engine, include_in_comparison, upgrade, upgrade_engine
 from store.persistence.provider import SqlMemoryProvider
+from store.persistence.search_index import SQLITE_INDEX_TABLES
 from store.persistence.tables import TableBase
-from store.persistence.terms import index_terms
-from tests.integration.builders import ctx
+from store.persistence.terms import index_terms, term
+from tests.integration.builders import ctx, make_record
+from tests.integration.index_check import index_out_of_step
 
-_TRIGGERS = ("agent_memory_fts_insert", "agent_memory_fts_delete", "agent_memory_fts_update")
+_TRIGGERS = ("agent_memory_terms_insert", "agent_memory_terms_delete", "agent_memory_terms_update")
 
 
 def _differences(connection: Connection) -> list[Any]:
@@ -54,7 +61,7 @@ async def test_the_comparison_notices_a_schema_that_differs(engine: AsyncEngine)
     assert [d[0] for d in differences if d[0] == "add_table"] == ["add_table"]
 
 
-async def test_each_backend_gets_its_full_text_machinery(engine: AsyncEngine) -> None:
+async def test_each_backend_gets_its_search_machinery(engine: AsyncEngine) -> None:
     async with engine.connect() as connection:
         schema = await connection.run_sync(_schema)
         if is_sqlite(engine):
@@ -62,7 +69,8 @@ async def test_each_backend_gets_its_full_text_machinery(engine: AsyncEngine) ->
             names = {name for (name,) in triggers.all()}
 
     if is_sqlite(engine):
-        assert "memory_fts" in schema["tables"]
+        assert schema["tables"] >= SQLITE_INDEX_TABLES
+        assert not {name for name in schema["tables"] if name.startswith("memory_fts")}, "FTS5 is gone"
         assert names == set(_TRIGGERS)
     else:
         assert "search_vector" in schema["memory_columns"]
@@ -75,7 +83,7 @@ async def test_upgrading_an_up_to_date_database_changes_nothing(engine: AsyncEng
     async with engine.connect() as connection:
         assert await connection.run_sync(_differences) == []
         version = await connection.exec_driver_sql("SELECT version_num FROM alembic_version")
-        assert version.scalars().all() == ["0003"]
+        assert version.scalars().all() == ["0004"]
 
 
 async def test_the_migrations_downgrade_to_nothing_and_back(engine: AsyncEngine) -> None:
@@ -88,24 +96,67 @@ async def test_the_migrations_downgrade_to_nothing_and_back(engine: AsyncEngine)
         assert await connection.run_sync(_differences) == []
 
 
-async def _sqlite_merging(engine: AsyncEngine) -> dict[str, int]:
-    """The index's merge settings (FTS5 stores only those set)."""
-    async with engine.connect() as connection:
-        config = await connection.execute(sa.text("SELECT k, v FROM memory_fts_config WHERE k != 'version'"))
-        return {row[0]: row[1] for row in config.all()}
+def _sqlite_layout(path: Path) -> tuple[set[tuple[str, ...]], dict[str, int]]:
+    """Every schema object SQLite holds (type, name, table, the SQL that made it), and FTS5's settings."""
+    with closing(sqlite3.connect(path)) as connection:
+        objects = set(connection.execute("SELECT type, name, tbl_name, coalesce(sql, '') FROM sqlite_master"))
+        settings = dict(connection.execute("SELECT k, v FROM memory_fts_config"))
+    return objects, settings
 
 
-async def test_from_revision_0003_sqlite_s_index_merges_each_pair_of_segments(sqlite_database_url: str) -> None:
+def _fts_rows(path: Path, scope: str, word: str) -> list[int]:
+    """The rows FTS5 (revisions 0002 and 0003) finds for `word` at `scope`."""
+    with closing(sqlite3.connect(path)) as connection:
+        connection.execute("INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')")
+        found = connection.execute("SELECT rowid FROM memory_fts WHERE memory_fts MATCH ?", (f'"{term(scope, word)}"',))
+        return sorted(rowid for (rowid,) in found)
+
+
+STORED = [
+    make_record("route", "the depot route runs past the depot", "actor:ada"),
+    make_record("units", "report distances in kilometres", "global"),
+    make_record("depot", "the depot opens at six", "tenant:berlin"),
+    make_record("route", "our depot route is secret", "actor:bea"),
+]
+
+
+async def test_downgrading_to_0003_rebuilds_its_fts5_index_exactly(sqlite_database_url: str, tmp_path: Path) -> None:
+    fresh = tmp_path / "at_0003.sqlite3"
+    await upgrade(f"sqlite+aiosqlite:///{fresh}", "0003")
     engine = open_engine(sqlite_database_url)
     try:
-        merging = await _sqlite_merging(engine)
-        await downgrade_engine(engine, "0002")
-        merging_0002 = await _sqlite_merging(engine)
+        await SqlMemoryProvider(engine).add(STORED)
+        await downgrade_engine(engine, "0003")
+    finally:
+        await engine.dispose()
+    path = Path(make_url(sqlite_database_url).database or "")
+
+    assert _sqlite_layout(path) == _sqlite_layout(fresh)
+    assert _sqlite_layout(path)[1] == {"version": 4, "automerge": 2, "crisismerge": 4, "usermerge": 2}
+    assert _fts_rows(path, "actor:ada", "depot") == [1]
+    assert _fts_rows(path, "tenant:berlin", "depot") == [3]
+
+
+async def test_upgrading_from_0003_indexes_the_memories_already_stored(sqlite_database_url: str) -> None:
+    engine = open_engine(sqlite_database_url)
+    try:
+        await downgrade_engine(engine, "0003")
+        async with engine.begin() as connection:
+            await insert_records(connection, STORED)  # as revision 0003 stored them, FTS5's triggers firing
+        await upgrade_engine(engine)
+        differences = await index_out_of_step(engine)
+        found = await SqlMemoryProvider(engine).search(
+            scopes=["actor:ada", "tenant:berlin", "global"], query="depot", limit=5, ctx=ctx()
+        )
     finally:
         await engine.dispose()
 
-    assert merging == {"automerge": 2, "crisismerge": 4, "usermerge": 2}
-    assert merging_0002 == {"automerge": 4, "crisismerge": 16, "usermerge": 4}, "FTS5's defaults"
+    assert differences == []
+    expected = await InMemoryMemoryProvider(STORED).search(
+        scopes=["actor:ada", "tenant:berlin", "global"], query="depot", limit=5, ctx=ctx()
+    )
+    assert [r.id for r in found] == [r.id for r in expected]
+    assert {r.key for r in found} == {"route", "depot"}
 
 
 def _schema_tables(connection: Connection) -> set[str]:
@@ -136,3 +187,5 @@ async def test_upgrading_from_the_first_revision_indexes_the_memories_already_st
     async with engine.connect() as connection:
         stored = await connection.execute(sa.text("SELECT search_terms FROM agent_memory WHERE id = 'mem_0'"))
         assert stored.scalar_one() == index_terms("actor:ada", "depot", "works at Spandau")
+    if is_sqlite(engine):
+        assert await index_out_of_step(engine) == []

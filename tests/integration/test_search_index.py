@@ -1,26 +1,40 @@
-"""SQLite's full-text index stays a few segments deep however many writes it takes, without growing
-levels, and merging it changes no search answer (migration 0003, `store.persistence.search_index`)."""
+"""SQLite's search index (migration 0004, `store.persistence.search_index`): its postings and totals stay
+exactly in step with the rows through every kind of write, and a search reads only the postings of
+the turn's terms and their records — never a scan, never a row of another scope."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+import shutil
+import sqlite3
+from collections.abc import Awaitable, Callable, Sequence
+from contextlib import closing
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import text
-from sqlalchemy.ext.asyncio import AsyncEngine
+import pytest
+from sqlalchemy import event
+from sqlalchemy.dialects import sqlite as sqlite_dialect
+from sqlalchemy.engine import make_url
 
 from store import MemoryOrigin, MemoryRecord, ScopeContext
 from store.domain.types import Actor
-from store.persistence import SqlMemoryProvider, open_engine, upgrade
-from store.persistence.search_index import IndexShape, index_shape
+from store.in_memory import InMemoryMemoryProvider
+from store.persistence import SqlMemoryProvider, open_engine
+from store.persistence.engine import natural_log, provide_ln
+from store.persistence.search import query_words, relevance_statement
+from store.persistence.search_index import index_totals
+from store.persistence.terms import index_terms
 from tests.builders import T0
+from tests.integration.builders import ADA, make_record, scopes_of
+from tests.integration.index_check import index_out_of_step
 
 WORDS = ["invoice", "report", "depot", "route", "driver", "shift", "metric", "budget", "forecast", "pallet"]
 PEOPLE = [Actor(f"p{n}", f"t{n % 3}") for n in range(12)]
 
 
 def records(count: int, *, start: int = 0) -> list[MemoryRecord]:
-    """`count` memories spread over 12 people, 3 organisations and global, each text nine of the words."""
+    """`count` memories over 12 people, 3 organisations and global, each text nine of the words."""
     scopes = ["global", *(f"tenant:t{n}" for n in range(3)), *(f"actor:{p.id}" for p in PEOPLE)]
     return [
         MemoryRecord(
@@ -35,157 +49,241 @@ def records(count: int, *, start: int = 0) -> list[MemoryRecord]:
     ]
 
 
-def size_classes(shape: IndexShape) -> int:
-    """How many segments a leveled index of this size holds at most: one per power of two of its
-    pages, and the two inputs of a merge in progress."""
-    return shape.pages.bit_length() + 2
+def _write(provider: SqlMemoryProvider, person: Actor, key: str, text: str) -> Callable[[], Awaitable[object]]:
+    return lambda: provider.write(
+        key=key, text=text, scope=f"actor:{person.id}", origin=MemoryOrigin("human"), ctx=ScopeContext(person)
+    )
 
 
-async def shape_of(engine: AsyncEngine) -> IndexShape:
-    async with engine.connect() as connection:
-        return await index_shape(connection)
-
-
-async def test_many_writes_keep_the_index_one_segment_per_size_class(sqlite_database_url: str) -> None:
+async def test_every_kind_of_write_keeps_the_postings_and_totals_exactly_in_step(sqlite_database_url: str) -> None:
     engine = open_engine(sqlite_database_url)
     provider = SqlMemoryProvider(engine)
-    worst: list[tuple[int, IndexShape]] = []
+    ada, bea = PEOPLE[0], PEOPLE[1]
+    steps: list[tuple[str, Callable[[], Awaitable[object]]]] = [
+        ("a bulk add", lambda: provider.add(records(60))),
+        ("a new memory", _write(provider, ada, "route", "the depot route runs past the depot")),
+        ("a rewrite", _write(provider, ada, "route", "the route changed: it avoids the depot now")),
+        ("a rewrite to the same text", _write(provider, ada, "route", "the route changed: it avoids the depot now")),
+        ("a memory with no words", _write(provider, ada, "😀", "🔥 — …")),
+        ("a rewrite from no words to some", _write(provider, ada, "😀", "emoji emoji emoji")),
+        ("another person's memory", _write(provider, bea, "route", "depot depot depot")),
+        ("a pin", lambda: provider.pin("mem_3", True)),
+        ("an add replacing stored records", lambda: provider.add(records(10, start=55))),
+        ("an administrative delete", lambda: provider.retire("mem_7")),
+        ("a forget", lambda: provider.forget(id="mem_12", ctx=ScopeContext(Actor("p8", "t2")))),
+        ("forgetting all of a person's", lambda: provider.forget_all(ctx=ScopeContext(ada))),
+        ("retiring a scope", lambda: provider.retire_scope("tenant:t1")),
+    ]
     try:
-        for batch in range(60):
-            await provider.add(records(50, start=batch * 50))
-            shape = await shape_of(engine)
-            worst.append((shape.segments - size_classes(shape), shape))
-        for n in range(200):  # rewrites: the update trigger's path
-            person = PEOPLE[n % len(PEOPLE)]
-            await provider.write(
-                key=f"{WORDS[n % 10]}-{n}",
-                text=f"rewritten {n}",
-                scope=f"actor:{person.id}",
-                origin=MemoryOrigin("human"),
-                ctx=ScopeContext(person),
-            )
-        shape = await shape_of(engine)
-        worst.append((shape.segments - size_classes(shape), shape))
+        for name, step in steps:
+            await step()
+            assert await index_out_of_step(engine) == [], f"after {name}"
+        async with engine.connect() as connection:
+            totals = await index_totals(connection)
     finally:
         await engine.dispose()
 
-    over, fullest = max(worst, key=lambda found: found[0])
-    assert over <= 0, f"{fullest.segments} segments in {fullest.pages} pages: {fullest.levels}"
-    assert shape.pages > 32, "enough writes to need several size classes"
+    assert totals.records > 40, "the steps left an index to check"
+    assert totals.postings > 400
 
 
-async def test_write_and_forget_churn_keeps_segments_and_levels_bounded(sqlite_database_url: str) -> None:
-    """A store of constant size under churn. An `optimize` after each forget (as once shipped) adds
-    two levels every time, and the record is refused at 2,000: this fails after a few cycles."""
+async def test_write_and_forget_churn_keeps_the_index_in_step(sqlite_database_url: str) -> None:
     engine = open_engine(sqlite_database_url)
     provider = SqlMemoryProvider(engine)
-    person = PEOPLE[0]
-    shapes: list[IndexShape] = []
     try:
         await provider.add(records(400))
-        for n in range(800):
-            record = await provider.write(
-                key=f"churn-{n}",
-                text=f"noted while churning, cycle w{n}x",
-                scope=f"actor:{person.id}",
-                origin=MemoryOrigin("agent", actor_ref=person.id),
-                ctx=ScopeContext(person),
-            )
-            assert await provider.forget(id=record.id, ctx=ScopeContext(person))
-            if n % 20 == 0:
-                shapes.append(await shape_of(engine))
-        async with engine.connect() as connection:
-            await connection.execute(text("INSERT INTO memory_fts (memory_fts) VALUES ('integrity-check')"))
+        for n in range(300):
+            person = PEOPLE[n % len(PEOPLE)]
+            await _write(provider, person, f"churn-{n % 7}", f"cycle w{n}x {WORDS[n % 10]} {WORDS[n % 10]}")()
+            if n % 3 == 0:
+                found = await provider.at_scope_key(f"actor:{person.id}", f"churn-{(n + 3) % 7}")
+                if found is not None:
+                    assert await provider.forget(id=found.id, ctx=ScopeContext(person))
+        assert await index_out_of_step(engine) == []
     finally:
         await engine.dispose()
 
-    assert max(shape.level_count for shape in shapes) <= 16, [shape.level_count for shape in shapes]
-    assert all(shape.segments <= size_classes(shape) for shape in shapes), [shape.levels for shape in shapes]
+
+def _compiled(scopes: Sequence[str], query: str, limit: int = 20) -> tuple[str, list[Any]]:
+    statement, params = relevance_statement("sqlite", scopes, query_words(query), limit)
+    done = statement.params(params).compile(
+        dialect=sqlite_dialect.dialect(), compile_kwargs={"render_postcompile": True}
+    )
+    return done.string, [done.params[name] for name in done.positiontup or ()]
 
 
-QUERIES = ["invoice report", "pallet pallet depot", "forecast w17x budget", "driver", "nothing matches this"]
+def _path(database_url: str) -> Path:
+    return Path(make_url(database_url).database or "")
 
 
-Answers = dict[tuple[str, str, int], list[str]]
-
-
-async def answers(provider: SqlMemoryProvider, limits: Sequence[int] = (3, 20)) -> Answers:
-    """Every person's search for every query, as the ids in the order returned."""
-    found: Answers = {}
-    for person in PEOPLE:
-        scopes = [f"actor:{person.id}", f"tenant:{person.tenant_ref}", "global"]
-        for query in QUERIES:
-            for limit in limits:
-                hits = await provider.search(scopes=scopes, query=query, limit=limit, ctx=ScopeContext(person))
-                found[person.id, query, limit] = [r.id for r in hits]
-    return found
-
-
-async def test_merging_the_index_changes_no_search_answer(sqlite_database_url: str) -> None:
+@pytest.mark.parametrize("analyzed", [False, True], ids=["as migrated", "after ANALYZE"])
+async def test_a_search_seeks_the_postings_by_term_and_the_records_by_key_never_scanning_either(
+    sqlite_database_url: str, analyzed: bool
+) -> None:
     engine = open_engine(sqlite_database_url)
+    try:
+        await SqlMemoryProvider(engine).add(records(600))
+    finally:
+        await engine.dispose()
+    sql, params = _compiled(["actor:p0", "tenant:t0", "global"], "invoice depot w17x and budget")
+    with closing(sqlite3.connect(_path(sqlite_database_url))) as connection:
+        if analyzed:  # the planner then knows how many rows each table holds: the plan must not change
+            connection.execute("ANALYZE")
+        plan = [row[3] for row in connection.execute(f"EXPLAIN QUERY PLAN {sql}", params)]
+
+    postings = [step for step in plan if re.search(r"\b(holder|posting|memory_terms)\b", step)]
+    records_read = [step for step in plan if re.search(r"\b(memory|agent_memory)\b", step)]
+    assert postings == ["SEARCH holder USING PRIMARY KEY (term=?)", "SEARCH posting USING PRIMARY KEY (term=?)"]
+    assert records_read[0] == "SEARCH memory USING INTEGER PRIMARY KEY (rowid=?)", "each holder's record, by key"
+    # The rest is the second and third clauses: the rows at the turn's scopes, through the scope index.
+    assert all(step.startswith("SEARCH agent_memory USING INDEX") and "(scope=?)" in step for step in records_read[1:])
+
+
+def _instructions(database: Path, sql: str, params: list[Any]) -> int:
+    """How many virtual-machine instructions SQLite runs for `sql` (its triggers' included): every row
+    it visits costs some, however it was found, so this counts the work done, not the time taken."""
+    count = 0
+
+    def tick() -> int:
+        nonlocal count
+        count += 1
+        return 0
+
+    with closing(sqlite3.connect(database, isolation_level=None)) as connection:
+        connection.set_progress_handler(tick, 1)
+        connection.execute(sql, params).fetchall()
+    return count
+
+
+def _ada_and_others(others: int, *, more_of_adas: bool = False) -> list[MemoryRecord]:
+    """30 memories at Ada's scopes (60 with `more_of_adas`) and `others` at 50 other people's, all
+    holding the same words."""
+    mine = 60 if more_of_adas else 30
+    ada = [make_record(f"k{n}", f"invoice depot {WORDS[n % 10]} and more", scopes_of(ADA)[n % 3]) for n in range(mine)]
+    return ada + [
+        make_record(f"k{n}", f"invoice depot {WORDS[n % 10]} and more", f"actor:other{n % 50}") for n in range(others)
+    ]
+
+
+STORES = {"others x10": _ada_and_others(300), "others x100": _ada_and_others(3000)}
+
+
+async def _store(folder: Path, template: Path, name: str, stored: list[MemoryRecord]) -> Path:
+    path = folder / f"{name}.sqlite3"
+    shutil.copyfile(template, path)
+    engine = open_engine(f"sqlite+aiosqlite:///{path}")
+    try:
+        await SqlMemoryProvider(engine).add(stored)
+    finally:
+        await engine.dispose()
+    return path
+
+
+async def test_a_search_does_the_same_work_however_much_other_scopes_hold_of_the_same_words(
+    tmp_path: Path, sqlite_template: Path
+) -> None:
+    """Ada's turn in a store where other people hold the same words 10 and 100 times over costs the
+    same instructions; a store where Ada herself holds more costs more (the count measures work)."""
+    stores = {**STORES, "more of Ada's": _ada_and_others(300, more_of_adas=True)}
+    search = _compiled(scopes_of(ADA), "invoice and depot budget, anything else?")
+    counts = {}
+    for name, stored in stores.items():
+        counts[name] = _instructions(await _store(tmp_path, sqlite_template, name, stored), *search)
+
+    assert counts["others x10"] == counts["others x100"]
+    assert counts["more of Ada's"] > counts["others x10"]
+
+
+_WRITE = """INSERT INTO agent_memory (id, scope, key, text, origin_author, pinned, created_at, updated_at, search_terms)
+    VALUES ('mem_new', 'actor:ada', 'new', 'invoice depot', 'human', 0, '2026-01-01', '2026-01-01', ?)"""
+
+
+async def test_a_write_and_a_forget_do_the_same_work_however_large_the_store(
+    tmp_path: Path, sqlite_template: Path
+) -> None:
+    """The triggers' work, counted in instructions as above: a new memory's postings and totals, and
+    a forget finding its postings again, cost the same in a store ten times larger."""
+    counts: dict[str, tuple[int, int]] = {}
+    for name, stored in STORES.items():
+        path = await _store(tmp_path, sqlite_template, name, stored)
+        written = _instructions(path, _WRITE, [index_terms("actor:ada", "new", "invoice depot invoice")])
+        forgotten = _instructions(path, "DELETE FROM agent_memory WHERE id = 'mem_new'", [])
+        counts[name] = (written, forgotten)
+
+    assert counts["others x10"] == counts["others x100"]
+
+
+QUERIES = ["invoice report", "pallet pallet depot", "forecast w17x budget", "driver and the shift", "nothing"]
+
+
+async def test_a_sqlite_without_ln_ranks_with_onfile_s_own_exactly_as_the_reference(sqlite_database_url: str) -> None:
+    engine = open_engine(sqlite_database_url)
+    calls = []
+
+    def counted_log(value: object) -> float | None:
+        calls.append(value)
+        return natural_log(value)
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _replace_ln(dbapi_connection: Any, _record: Any) -> None:
+        dbapi_connection.create_function("ln", 1, counted_log, deterministic=True)
+
+    stored = records(300)
+    reference = InMemoryMemoryProvider(stored)
     provider = SqlMemoryProvider(engine)
     try:
-        for batch in range(12):
-            await provider.add(records(50, start=batch * 50))
-        for n in range(0, 600, 7):
-            await provider.retire(f"mem_{n}")
-        before, shape_before = await answers(provider), await shape_of(engine)
-        async with engine.begin() as connection:  # one full merge: everything into one segment
-            await connection.execute(text("INSERT INTO memory_fts (memory_fts) VALUES ('optimize')"))
-        after, shape_after = await answers(provider), await shape_of(engine)
+        await provider.add(stored)
+        for person in PEOPLE[:4]:
+            scopes = [f"actor:{person.id}", f"tenant:{person.tenant_ref}", "global"]
+            for query in QUERIES:
+                found = await provider.search(scopes=scopes, query=query, limit=5, ctx=ScopeContext(person))
+                expected = await reference.search(scopes=scopes, query=query, limit=5, ctx=ScopeContext(person))
+                assert [r.id for r in found] == [r.id for r in expected], (person.id, query)
     finally:
         await engine.dispose()
 
-    assert shape_before.segments > 1
-    assert shape_after.segments == 1
-    assert after == before
-    assert all(hits for (_, query, _), hits in before.items() if query != QUERIES[-1]), "the queries find something"
-    assert not {f"mem_{n}" for n in range(0, 600, 7)} & {id for hits in before.values() for id in hits}
+    assert calls, "the search took its logarithms from the registered function"
 
 
-async def test_the_merging_index_answers_as_the_unmerged_one_did(sqlite_database_url: str, tmp_path: Path) -> None:
-    """The same writes and deletes in a database at revision 0002 (FTS5's default merging) and at head."""
-    plain_url = f"sqlite+aiosqlite:///{tmp_path / 'plain.sqlite3'}"
-    await upgrade(plain_url, "0002")
-    engines = [open_engine(sqlite_database_url), open_engine(plain_url)]
-    try:
-        providers = [SqlMemoryProvider(engine) for engine in engines]
-        for provider in providers:
-            for batch in range(12):
-                await provider.add(records(50, start=batch * 50))
-            for n in range(0, 600, 11):
-                await provider.retire(f"mem_{n}")
-        merged, plain = [await answers(provider) for provider in providers]
-        shapes = [await shape_of(engine) for engine in engines]
-    finally:
-        for engine in engines:
-            await engine.dispose()
+@pytest.mark.parametrize(
+    "value", [0.5, 1.0, 1.5, 2.0, 3.5 / 1.5, 7.0, 1e-300, 1e300, 12345.678, 3, 0.0, -1.0, None, "x"]
+)
+def test_onfile_s_ln_is_sqlite_s_to_the_bit(value: object) -> None:
+    with closing(sqlite3.connect(":memory:")) as connection:
+        (builtin,) = connection.execute("SELECT ln(?)", (value,)).fetchone()
 
-    assert merged == plain
-    assert shapes[0].segments < shapes[1].segments, [shape.levels for shape in shapes]
+    assert natural_log(value) == builtin
+    if builtin is not None:
+        assert float(natural_log(value) or 0).hex() == float(builtin).hex()
 
 
-async def test_one_transaction_of_many_rows_builds_the_index_one_transaction_per_row_does(
-    sqlite_database_url: str, tmp_path: Path
-) -> None:
-    """FTS5 writes a segment per statement, not per transaction, and each row's trigger merges: so a
-    bulk load in one transaction (an import, `add`, the storage benchmark's loader) leaves the index
-    a store written one `remember` at a time would have."""
-    per_row_url = f"sqlite+aiosqlite:///{tmp_path / 'per_row.sqlite3'}"
-    await upgrade(per_row_url)
-    engines = [open_engine(sqlite_database_url), open_engine(per_row_url)]
-    try:
-        bulk, per_row = (SqlMemoryProvider(engine) for engine in engines)
-        written = records(1_000)
-        await bulk.add(written)
-        for record in written:
-            await per_row.write(
-                key=record.key, text=record.text, scope=record.scope, origin=record.origin, ctx=ScopeContext(PEOPLE[0])
-            )
-        shapes = [await shape_of(engine) for engine in engines]
-    finally:
-        for engine in engines:
-            await engine.dispose()
+class WithoutMath:
+    """A DB-API connection (and its cursor) whose SQLite answers `ln()` as a build without math
+    functions does, or fails otherwise with `failure`."""
 
-    assert shapes[0].levels == shapes[1].levels
-    assert shapes[0].segments > 1
+    def __init__(self, failure: str = "no such function: ln") -> None:
+        self.failure = failure
+        self.registered: dict[str, tuple[int, object, bool]] = {}
+
+    def execute(self, _sql: str) -> None:
+        raise sqlite3.OperationalError(self.failure)
+
+    def create_function(self, name: str, arity: int, function: object, *, deterministic: bool) -> None:
+        self.registered[name] = (arity, function, deterministic)
+
+
+def test_ln_is_provided_only_where_sqlite_lacks_it() -> None:
+    with closing(sqlite3.connect(":memory:")) as connection:
+        assert provide_ln(connection, connection.cursor()) is False
+    lacking = WithoutMath()
+
+    assert provide_ln(lacking, lacking) is True
+    assert lacking.registered == {"ln": (1, natural_log, True)}
+
+
+def test_any_other_failure_of_the_probe_is_not_taken_for_a_missing_ln() -> None:
+    broken = WithoutMath("disk I/O error")
+
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O error"):
+        provide_ln(broken, broken)
+    assert broken.registered == {}

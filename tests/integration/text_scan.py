@@ -9,8 +9,8 @@ __all__ = ("places_holding",)
 
 
 async def places_holding(engine: AsyncEngine, needle: str) -> list[str]:
-    """Every table (SQLite: full-text shadow tables included, their blobs read as bytes) whose rows
-    contain `needle`, as `table` or `table:column`."""
+    """Every table (the search index's included; blobs read as bytes) whose rows contain `needle`,
+    by name."""
     found: list[str] = []
     async with engine.connect() as connection:
         if connection.dialect.name == "sqlite":
@@ -28,8 +28,6 @@ async def places_holding(engine: AsyncEngine, needle: str) -> list[str]:
                 ).all()
             ]
         for name in names:
-            if name == "memory_fts":  # the virtual table itself: its storage is the shadow tables below
-                continue
             rows = (await connection.execute(text(f'SELECT * FROM "{name}"'))).all()  # noqa: S608 - catalog names
             for row in rows:
                 for value in row:
