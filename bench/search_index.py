@@ -224,10 +224,10 @@ async def rows_for(stored: int, folder: Path) -> list[Row]:
 
 
 def render(rows: list[Row]) -> str:
-    header = f"| {'case':<50} | {'0003':>10} | {'head':>10} | {'head/0003':>9} |"
+    header = f"| {'case':<51} | {'0003':>10} | {'head':>10} | {'head/0003':>9} |"
     lines = [header, "|" + "|".join("-" * len(cell) for cell in header.split("|")[1:-1]) + "|"]
     lines += [
-        f"| {r.case:<50} | {r.before:>7.2f} {r.unit:<2} | {r.after:>7.2f} {r.unit:<2} | {r.after / r.before:>9.2f} |"
+        f"| {r.case:<51} | {r.before:>7.2f} {r.unit:<2} | {r.after:>7.2f} {r.unit:<2} | {r.after / r.before:>9.2f} |"
         for r in rows
     ]
     return "\n".join(lines)

@@ -10,7 +10,7 @@ triggers, on PostgreSQL through COPY and the migration's own GIN index.
 On SQLite every row goes through the table's own triggers, so the search index's postings and
 totals are exactly those single `remember` calls would leave (a B-tree's content and shape do not
 depend on how its writes were grouped into transactions). The loader's connection gets a page cache
-that holds the whole index (1 GiB; the postings of a million memories take about 600 MB): each row
+that holds the whole index (1 GiB; the postings of a million memories take about 340 MB): each row
 adds a dozen postings at places spread over the postings B-tree, and with SQLite's default 2 MB
 cache almost every one of them would read and write back a page.
 """
