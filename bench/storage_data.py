@@ -12,7 +12,8 @@ totals are exactly those single `remember` calls would leave (a B-tree's content
 depend on how its writes were grouped into transactions). The loader's connection gets a page cache
 that holds the whole index (1 GiB; the postings of a million memories take about 340 MB): each row
 adds a dozen postings at places spread over the postings B-tree, and with SQLite's default 2 MB
-cache almost every one of them would read and write back a page.
+cache most of them first read their page back from the file (300,000 memories loaded in 35 s
+instead of 25).
 """
 
 from __future__ import annotations
