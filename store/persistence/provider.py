@@ -44,6 +44,11 @@ class SqlMemoryProvider:
         self._engine = engine
         self._clock = clock
 
+    @property
+    def engine(self) -> AsyncEngine:
+        """The engine the provider reads and writes through (the caller's, who disposes of it)."""
+        return self._engine
+
     async def list(self, *, scopes: Sequence[str], ctx: ScopeContext) -> Sequence[MemoryRecord]:
         """Every record at one of `scopes`; no scopes asks the database nothing."""
         if not scopes:

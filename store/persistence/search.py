@@ -136,7 +136,7 @@ def _ts_rank_matches(count: int) -> Subquery:
         memory.c.updated_at,
     ).where(_at_scopes(count, memory.c.scope), _search_vector.op("@@")(query))
     best_rows = candidates.order_by(
-        literal_column("score"), literal_column("scope_rank"), memory.c.updated_at.desc(), memory.c.key
+        literal_column("score"), literal_column("scope_rank"), memory.c.updated_at.desc(), memory.c.key.collate("C")
     ).limit(bindparam("limit", type_=Integer()) * count)
     return best_rows.subquery("matched")
 
@@ -164,7 +164,12 @@ def _statement(dialect_name: str, count: int) -> Select[tuple[object, ...]]:
         matched.c.updated_at,
         func.row_number().over(partition_by=matched.c.key, order_by=best_first).label("nth"),
     ).subquery("per_key")
-    key_order = (per_key.c.score, per_key.c.scope_rank, per_key.c.updated_at.desc(), per_key.c.key)
+    key_order = (
+        per_key.c.score,
+        per_key.c.scope_rank,
+        per_key.c.updated_at.desc(),
+        _in_code_points(dialect_name, per_key.c.key),
+    )
     top_keys = (
         select(per_key.c.key, func.row_number().over(order_by=key_order).label("position"))
         .where(per_key.c.nth == 1)
@@ -183,5 +188,11 @@ def _statement(dialect_name: str, count: int) -> Select[tuple[object, ...]]:
                 or_(top_keys.c.key.is_not(None), memory.c.key.in_(pinned_keys)),
             )
         )
-        .order_by(position, _scope_rank(count, memory.c.scope), memory.c.key)
+        .order_by(position, _scope_rank(count, memory.c.scope), _in_code_points(dialect_name, memory.c.key))
     )
+
+
+def _in_code_points(dialect_name: str, key: ColumnElement[str]) -> ColumnElement[str]:
+    """A key as the reference orders keys, by code point: PostgreSQL's byte order (`COLLATE "C"`, which
+    for UTF-8 is code-point order) whatever the database's own collation; SQLite's is already that."""
+    return key.collate("C") if dialect_name == "postgresql" else key

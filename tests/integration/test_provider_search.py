@@ -6,8 +6,11 @@ record of a returned key, plus every record of a key pinned at the scopes.
 
 from __future__ import annotations
 
+from sqlalchemy import text
+
 from store.domain.scopes import GLOBAL_SCOPE
 from store.domain.types import MemoryOrigin
+from store.persistence.provider import SqlMemoryProvider
 from tests.integration.builders import (
     ADA,
     Provider,
@@ -240,3 +243,17 @@ async def test_a_key_held_at_every_scope_does_not_crowd_out_the_next_keys(provid
     )
 
     assert await _search(provider, "forklift", limit=3) == ["forklift", "charger", "dock"]
+
+
+async def test_keys_that_tie_on_everything_else_come_in_code_point_order(provider: Provider) -> None:
+    """The last tie-break is the key as Python orders strings, whatever the database's collation: on
+    PostgreSQL the key column is given a linguistic one here (ICU's root locale, which puts "a" before
+    "B" and "ä" beside "a"), as a database created with a language's locale would have."""
+    if isinstance(provider, SqlMemoryProvider) and provider.engine.dialect.name == "postgresql":
+        async with provider.engine.begin() as connection:
+            await connection.execute(text('ALTER TABLE agent_memory ALTER COLUMN key TYPE text COLLATE "und-x-icu"'))
+    keys = ["ä", "a", "B", "Z", "_", "東京", "é", "e"]
+    await seed(provider, [make_record(key, "pallet labels", "actor:ada", days_ago=1) for key in keys])
+
+    assert await _search(provider, "pallet") == sorted(keys)
+    assert await _search(provider, "pallet", limit=3) == sorted(keys)[:3]
