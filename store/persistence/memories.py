@@ -27,6 +27,7 @@ __all__ = (
     "delete_record_at_scope",
     "delete_records_at_scope",
     "insert_records",
+    "key_in_code_points",
     "record_at",
     "record_by_id",
     "record_created_at",
@@ -78,6 +79,13 @@ def records_from_rows(rows: Iterable[Sequence[Any]]) -> list[MemoryRecord]:
     ]
 
 
+def key_in_code_points(dialect: Dialect) -> ColumnElement[str]:
+    """`agent_memory.key` ordered as the rules order keys, by code point: on PostgreSQL in byte order
+    (`COLLATE "C"`, for UTF-8 the same), whatever the database's own collation; SQLite's binary order
+    already is."""
+    return memory.c.key.collate("C") if dialect.name == "postgresql" else memory.c.key
+
+
 def scope_rank(scopes: Sequence[str], scope: ColumnElement[str] | None = None) -> ColumnElement[int]:
     """A record's scope (`scope`, by default `agent_memory.scope`) as its rank in `scopes`, 0 the
     narrowest (a repeated token keeps its first)."""
@@ -108,7 +116,7 @@ async def records_narrowest_newest_first(connection: ReadConnection, scopes: Seq
     statement = (
         select(*MEMORY_COLUMNS)
         .where(memory.c.scope.in_(scopes))
-        .order_by(scope_rank(scopes), memory.c.updated_at.desc(), memory.c.key)
+        .order_by(scope_rank(scopes), memory.c.updated_at.desc(), key_in_code_points(connection.dialect))
     )
     result = await connection.execute(statement)
     return records_from_rows(result.all())
@@ -180,7 +188,7 @@ def _compile_hot_query(dialect: Dialect, count: int, *, ordered: bool, most: int
     if ordered:
         ranks: dict[Any, Any] = {token: literal_column(str(i)) for i, token in enumerate(tokens)}
         rank = case(ranks, value=memory.c.scope, else_=literal_column(str(count)))
-        statement = statement.order_by(rank, memory.c.updated_at.desc(), memory.c.key)
+        statement = statement.order_by(rank, memory.c.updated_at.desc(), key_in_code_points(dialect))
     suffix = ""
     if most is not None and dialect.name == "postgresql":
         applicable = statement.cte("applicable").prefix_with("MATERIALIZED")

@@ -257,3 +257,4 @@ async def test_keys_that_tie_on_everything_else_come_in_code_point_order(provide
 
     assert await _search(provider, "pallet") == sorted(keys)
     assert await _search(provider, "pallet", limit=3) == sorted(keys)[:3]
+    assert await _search(provider, "?!") == sorted(keys)  # no words: the list read, narrowest then newest
