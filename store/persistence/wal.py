@@ -142,26 +142,25 @@ class BackgroundCheckpoints:
 
 
 async def _copy_back(pooled: PoolProxiedConnection) -> None:
-    """PASSIVE checkpoints on `pooled`'s aiosqlite thread, until one finds the log as the previous
-    one left it (all copied, nothing committed since: the next writer starts it over), another
-    connection holds the checkpoint lock, or the rounds run out. Each reports the log as it was
-    when it began, so only the next can tell whether commits came in meanwhile; one that finds
-    nothing new to copy costs a round trip, no I/O."""
+    """PASSIVE checkpoints on `pooled`'s aiosqlite thread, in one round trip, until one finds the
+    log as the previous one left it (all copied, nothing committed since: the next writer starts it
+    over), another connection holds the checkpoint lock, or the rounds run out. Each reports the log
+    as it was when it began, so only the next can tell whether commits came in meanwhile; one that
+    finds nothing new to copy does no I/O."""
     driver: Any = pooled.driver_connection
 
-    def passive() -> tuple[int, int, int]:
-        busy, log, copied = driver._conn.execute(_PASSIVE).fetchone()
-        return busy, log, copied
+    def rounds() -> tuple[int, int, int, int]:
+        done, before = 0, None
+        while done < CHECKPOINT_ROUNDS:
+            done += 1
+            busy, log, copied = driver._conn.execute(_PASSIVE).fetchone()
+            if busy or log == copied == before:
+                break
+            before = log
+        return done, busy, log, copied
 
-    rounds: int = 0
-    before: int | None = None
-    while rounds < CHECKPOINT_ROUNDS:
-        rounds += 1
-        busy, log, copied = await driver._execute(passive)
-        if busy or log == copied == before:
-            break
-        before = log
-    logger.debug("WAL checkpoint: %d rounds, busy %d, %d of %d frames copied", rounds, busy, copied, log)
+    outcome = await driver._execute(rounds)
+    logger.debug("WAL checkpoint: %d rounds, busy %d, %d of %d frames copied", *outcome)
 
 
 async def _drain(pooled: PoolProxiedConnection) -> None:
