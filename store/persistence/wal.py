@@ -20,7 +20,14 @@ holds that lock — another worker's background checkpoint, a writer's safety ne
 checkpoint. So several processes checkpointing one file are harmless to each other: one copies, the
 others skip. The log starts over when a writer begins after a checkpoint copied all of it, so a
 checkpoint that finds new frames behind it (writes that committed while it copied) copies again, a
-few rounds at most, each shorter than the last.
+few rounds at most, each shorter than the last. Writes back to back leave it no such moment: the log
+then grows to the safety net, whose commit finds only what the last round left (a few hundred pages)
+and lets the next writer start it over.
+
+The checkpoint reaches the connection's thread as `store.persistence.engine.run_statements` does,
+through aiosqlite's `_execute` and `_conn` (pinned below 0.23). Should the task be cancelled while its
+statement runs there (a loop shutting down with no engine disposed), it waits for the thread to end
+it before giving up: a thread that finds its loop closed cannot hand back a result, and dies.
 """
 
 from __future__ import annotations
@@ -42,13 +49,23 @@ __all__ = ("CHECKPOINT_EVERY", "CHECKPOINT_ROUNDS", "SAFETY_NET_PAGES", "TASK_NA
 logger = logging.getLogger(__name__)
 
 SAFETY_NET_PAGES = 10_000
-"""The log's size, in pages, past which a commit checkpoints it itself (`PRAGMA wal_autocheckpoint`)."""
+"""The log's size, in pages, past which a commit checkpoints it itself (`PRAGMA wal_autocheckpoint`),
+about 40 MB. Measured at a million memories with no background checkpoints, that commit pays about
+9 ms per 1,000 pages it copies (17 ms at 1,000, 57 at 5,000, 88 at 10,000), ten times as rarely at
+10,000 as at 1,000: the same copying per write or less (a page written twice is copied once). So a
+large net costs little even should the background never run, and while it runs the net finds only
+the few hundred pages written since its last round."""
 
 CHECKPOINT_EVERY = 32
-"""Commits of an engine's writes between its background checkpoints."""
+"""Commits of an engine's writes between its background checkpoints. Measured at a million memories
+(some 13 pages a write): with 2 ms between writes, 32 kept the log under 900 to 1,800 pages
+(8: 330 to 1,150; 64: 2,400 to 3,000; 128: 3,200 to 3,500), and no choice changed the writes'
+throughput beyond the noise."""
 
 CHECKPOINT_ROUNDS = 4
-"""How many times one background checkpoint copies, while writes keep committing behind it."""
+"""How many times one background checkpoint copies, while writes keep committing behind it. With 2 ms
+between writes at a million memories, one round never let the log start over before the safety net
+did; two to four kept it to 850 to 3,000 pages."""
 
 TASK_NAME = "onfile-wal-checkpoint"
 
