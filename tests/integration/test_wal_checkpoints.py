@@ -128,7 +128,7 @@ async def test_under_sustained_writes_what_is_left_to_copy_stays_small(sqlite_da
         await engine.dispose()
 
     assert len(behind) == 3_000
-    assert max(behind) < 2_500  # about 300 without a slow machine; 10,000 with no background checkpoints
+    assert max(behind) < 5_000  # some 200 here, 10,000 with no background checkpoints; the margin is a slow disk's
     assert log_file_frames(database) < wal.SAFETY_NET_PAGES + 100
 
 
@@ -279,5 +279,5 @@ async def test_two_engines_on_one_file_checkpoint_beside_each_other(
 
     assert integrity == ["ok"]
     assert rows == 100
-    assert max(behind) < 2_500
+    assert max(behind) < 5_000  # some 300 here
     assert caplog.records == []
