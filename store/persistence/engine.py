@@ -12,6 +12,9 @@ try), so writers that only meet there wake long after the lock is free: under co
 process's throughput fell to a fraction of what one writer at a time achieves, with seconds of tail
 latency. The in-process queue hands the lock over at once; the busy timeout still orders writers
 from other processes.
+
+A commit does not checkpoint SQLite's write-ahead log, unless the log has grown past a safety net:
+after its writes commit, the engine checkpoints in the background instead (`store.persistence.wal`).
 """
 
 from __future__ import annotations
@@ -33,12 +36,15 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.util import await_
 
+from store.persistence.wal import SAFETY_NET_PAGES, BackgroundCheckpoints
+
 __all__ = (
     "BUSY_TIMEOUT_MS",
     "DATABASE_URL_VARIABLE",
     "DEFAULT_DATABASE_URL",
     "POOL_SIZE",
     "AnchorRefusedError",
+    "checkpoints_settled",
     "database_url_from_environment",
     "defer_statement",
     "in_joined_writes",
@@ -135,6 +141,16 @@ async def writing(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
         return
     async with flavours.writers.turn(), flavours.writer.begin() as connection:
         yield connection
+    if flavours.checkpoints is not None:
+        flavours.checkpoints.committed()
+
+
+async def checkpoints_settled(engine: AsyncEngine) -> None:
+    """Wait for the engine's background checkpoint of SQLite's log, if one is running (`wal`). An
+    explicit checkpoint waits for it first: SQLite answers one "busy" while another runs."""
+    checkpoints = _flavours(engine).checkpoints
+    if checkpoints is not None:
+        await checkpoints.settled()
 
 
 _joined: ContextVar[tuple[AsyncEngine, AsyncConnection] | None] = ContextVar("onfile_joined_writes", default=None)
@@ -181,6 +197,7 @@ class _Flavours:
     reader: AsyncEngine
     writer: AsyncEngine
     writers: _WriterQueue | None
+    checkpoints: BackgroundCheckpoints | None
 
 
 _flavours_of: weakref.WeakKeyDictionary[AsyncEngine, _Flavours] = weakref.WeakKeyDictionary()
@@ -195,6 +212,7 @@ def _flavours(engine: AsyncEngine) -> _Flavours:
             reader=engine.execution_options(**read_options),
             writer=engine.execution_options(**{_WRITE_OPTION: True}),
             writers=_WriterQueue() if is_sqlite(engine) else None,
+            checkpoints=BackgroundCheckpoints(engine.sync_engine) if is_sqlite(engine) else None,
         )
         _flavours_of[engine] = found
     return found
@@ -214,6 +232,9 @@ def _production_sqlite(engine: AsyncEngine) -> None:
             cursor.execute("PRAGMA foreign_keys = ON")
             cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute("PRAGMA synchronous = NORMAL")
+            # The log is checkpointed in the background after writes (`wal`); a commit does it
+            # itself only past this many pages, the net should the background work not keep up.
+            cursor.execute(f"PRAGMA wal_autocheckpoint = {SAFETY_NET_PAGES}")
             # Deleted content is overwritten, not left in free pages: forgetting must reach the file.
             cursor.execute("PRAGMA secure_delete = ON")
             provide_ln(dbapi_connection, cursor)

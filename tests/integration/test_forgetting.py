@@ -26,6 +26,7 @@ from store.persistence import (
     SqlMemoryProvider,
     open_engine,
 )
+from store.persistence.engine import checkpoints_settled
 from store.runs import MemoryRuns
 from tests.builders import T0
 from tests.integration.text_scan import places_holding
@@ -110,6 +111,7 @@ async def test_after_a_forget_and_pruning_not_a_byte_of_the_fact_is_left_in_the_
                 ctx=ScopeContext(ADA),
             )
         path = Path(make_url(sqlite_database_url).database or "")
+        await checkpoints_settled(engine)  # SQLite refuses a checkpoint while another runs
         async with engine.connect() as connection:
             await connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
         assert SECRET.encode() in await asyncio.to_thread(path.read_bytes)
@@ -117,6 +119,7 @@ async def test_after_a_forget_and_pruning_not_a_byte_of_the_fact_is_left_in_the_
         await forget_memory(world.config, ScopeContext(ADA), secret.id)
         await forget_all_memories(world.config, ScopeContext(ADA))
         await world.journal.prune(older_than=datetime.now(UTC) + timedelta(seconds=1))
+        await checkpoints_settled(engine)
         async with engine.connect() as connection:
             await connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
 
