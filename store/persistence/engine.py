@@ -70,6 +70,11 @@ DATABASE_URL_VARIABLE = "ONFILE_DATABASE_URL"
 BUSY_TIMEOUT_MS = 10_000
 """How long a SQLite writer queues behind another before giving up."""
 
+WAL_FILE_LIMIT_BYTES = 16 * 1024 * 1024
+"""The size SQLite cuts its write-ahead log file back to when the log starts over: above what the
+background checkpoints let it reach in normal operation (up to some 1,800 pages, 7 MB), below the
+safety net's 40 MB."""
+
 POOL_SIZE = 20
 """Connections an engine keeps open (and as many more it may open for a burst, then close)."""
 
@@ -235,6 +240,10 @@ def _production_sqlite(engine: AsyncEngine) -> None:
             # The log is checkpointed in the background after writes (`wal`); a commit does it
             # itself only past this many pages, the net should the background work not keep up.
             cursor.execute(f"PRAGMA wal_autocheckpoint = {SAFETY_NET_PAGES}")
+            # A burst can grow the log file to the net's 40 MB, and its old page images (forgotten
+            # facts among them) would stay in the file until overwritten: when the log starts over,
+            # the file is cut back to this size (a few ms, only after such a burst).
+            cursor.execute(f"PRAGMA journal_size_limit = {WAL_FILE_LIMIT_BYTES}")
             # Deleted content is overwritten, not left in free pages: forgetting must reach the file.
             cursor.execute("PRAGMA secure_delete = ON")
             provide_ln(dbapi_connection, cursor)

@@ -281,3 +281,26 @@ async def test_two_engines_on_one_file_checkpoint_beside_each_other(
     assert rows == 100
     assert max(behind) < 5_000  # some 300 here
     assert caplog.records == []
+
+
+async def test_after_a_burst_the_log_file_is_cut_back_when_the_log_starts_over(
+    sqlite_database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A burst grows the log file; its old page images (forgotten facts among them) must not stay in
+    a file of that size: once the log is copied and starts over, the file is cut back to the limit."""
+    limit = 64 * 1024
+    monkeypatch.setattr(engine_module, "WAL_FILE_LIMIT_BYTES", limit)
+    engine = open_engine(sqlite_database_url)
+    try:
+        provider = SqlMemoryProvider(engine)
+        await provider.add(bulk(3_000))  # one transaction, far past the limit
+        wal_file = database_path(sqlite_database_url).with_name(database_path(sqlite_database_url).name + "-wal")
+        assert wal_file.stat().st_size > 4 * limit
+        await checkpoints_settled(engine)
+        async with engine.connect() as connection:
+            await connection.execute(text("PRAGMA wal_checkpoint(PASSIVE)"))
+        await write(provider, 1)  # the first write after a whole copy starts the log over
+
+        assert wal_file.stat().st_size <= limit
+    finally:
+        await engine.dispose()
