@@ -134,35 +134,25 @@ async def test_a_failed_driver_read_is_raised_as_sqlalchemy_raises_it(tmp_path: 
         await engine.dispose()
 
 
-async def test_a_borrowed_read_on_a_dead_connection_is_an_outage_and_the_pool_drops_it(engine: AsyncEngine) -> None:
+@pytest.mark.parametrize("borrowed", [False, True], ids=["sqlalchemy", "borrowed"])
+async def test_a_read_on_a_dead_connection_is_an_outage_and_the_pool_drops_it(
+    engine: AsyncEngine, borrowed: bool
+) -> None:
     await SqlMemoryProvider(engine).add(TABLE)
-    async with borrowed_reading(engine) as connection:
-        driver = (await connection.get_raw_connection()).driver_connection
-        assert driver is not None
-        await driver.close()
+    async with borrowed_reading(engine) if borrowed else reading(engine) as connection:
+        assert isinstance(connection, BorrowedConnection) is borrowed
+        pooled = await connection.get_raw_connection()
+        assert pooled.driver_connection is not None
+        await pooled.driver_connection.close()
         with pytest.raises(exc.DBAPIError) as failed:
             await records_at_scopes(connection, SCOPES)
-        assert not (await connection.get_raw_connection()).is_valid
+        assert not pooled.is_valid  # invalidated: the pool will replace it
 
     assert database_unavailable(failed.value)
     assert len(await SqlMemoryProvider(engine).list(scopes=SCOPES, ctx=ctx())) == 5  # a fresh connection serves
     pool = engine.sync_engine.pool
     assert isinstance(pool, QueuePool)
     assert pool.checkedout() == 0  # the dead one went back to the pool to be replaced
-
-
-async def test_a_read_on_a_dead_connection_is_an_outage_and_the_pool_drops_it(engine: AsyncEngine) -> None:
-    await SqlMemoryProvider(engine).add(TABLE)
-    async with reading(engine) as connection:
-        driver = (await connection.get_raw_connection()).driver_connection
-        assert driver is not None
-        await driver.close()
-        with pytest.raises(exc.DBAPIError) as failed:
-            await records_at_scopes(connection, SCOPES)
-        assert connection.invalidated
-
-    assert database_unavailable(failed.value)
-    assert len(await SqlMemoryProvider(engine).list(scopes=SCOPES, ctx=ctx())) == 5  # a fresh connection serves
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ import logging
 import threading
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -55,6 +56,12 @@ async def write(provider: SqlMemoryProvider, n: int, person: str = "ada") -> Non
     )
 
 
+async def _file_once_opened(provider: SqlMemoryProvider, database: Path) -> bytes:
+    """The database file's bytes after a first read has opened it (and set up its log)."""
+    await provider.list(scopes=["actor:ada"], ctx=ctx())
+    return await asyncio.to_thread(database.read_bytes)
+
+
 def connection_threads() -> set[threading.Thread]:
     return {thread for thread in threading.enumerate() if thread.name.endswith("(_connection_worker_thread)")}
 
@@ -70,8 +77,7 @@ async def test_a_commit_that_fills_the_log_past_sqlites_default_leaves_the_datab
     engine = open_engine(sqlite_database_url)
     try:
         provider = SqlMemoryProvider(engine)
-        await provider.list(scopes=["actor:ada"], ctx=ctx())
-        before = database.read_bytes()
+        before = await _file_once_opened(provider, database)
 
         await provider.add(bulk(8_000))  # one commit
 
@@ -87,8 +93,7 @@ async def test_after_enough_commits_the_log_is_copied_in_the_background(sqlite_d
     engine = open_engine(sqlite_database_url)
     try:
         provider = SqlMemoryProvider(engine)
-        await provider.list(scopes=["actor:ada"], ctx=ctx())
-        before = database.read_bytes()
+        before = await _file_once_opened(provider, database)
         for n in range(wal.CHECKPOINT_EVERY - 1):
             await write(provider, n)
         await checkpoints_settled(engine)
