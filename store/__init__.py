@@ -4,6 +4,7 @@ from store.diagnostics import DIAGNOSTICS, DiagnosticEvent, Diagnostics, MemoryR
 from store.domain import (
     DEFAULT_MAX_FACT_CHARS,
     DEFAULT_MAX_MEMORIES,
+    DIRECTION_CONTROLS,
     GLOBAL_SCOPE,
     MAX_KEY_CHARS,
     REMEMBER_TOOL,
@@ -59,6 +60,7 @@ __all__ = (
     "DEFAULT_MAX_FACT_CHARS",
     "DEFAULT_MAX_MEMORIES",
     "DIAGNOSTICS",
+    "DIRECTION_CONTROLS",
     "GLOBAL_SCOPE",
     "MAX_KEY_CHARS",
     "REMEMBER_TOOL",

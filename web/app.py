@@ -40,6 +40,7 @@ from web.services import Services, open_services
 from web.settings import Settings
 from web.support.preview import preview_api, preview_page, show_preview
 from web.viewer import provide_viewer
+from web.views.words import shown_as_read
 
 __all__ = ("PROJECT_ROOT", "create_app")
 
@@ -97,6 +98,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
 
     def configure_jinja(engine: JinjaTemplateEngine) -> None:
         engine.engine.undefined = StrictUndefined
+        engine.engine.finalize = shown_as_read
 
     return Litestar(
         route_handlers=[

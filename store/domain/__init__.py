@@ -5,6 +5,7 @@ from store.domain.block import build_memory_block, in_render_order, neutralise
 from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest, resolve_shortlist
 from store.domain.remember import (
     DEFAULT_MAX_FACT_CHARS,
+    DIRECTION_CONTROLS,
     MAX_KEY_CHARS,
     REMEMBER_TOOL,
     MemoryInput,
@@ -34,6 +35,7 @@ from store.domain.types import (
 __all__ = (
     "DEFAULT_MAX_FACT_CHARS",
     "DEFAULT_MAX_MEMORIES",
+    "DIRECTION_CONTROLS",
     "GLOBAL_SCOPE",
     "MAX_KEY_CHARS",
     "REMEMBER_TOOL",

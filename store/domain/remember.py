@@ -14,6 +14,7 @@ from typing import Any
 
 __all__ = (
     "DEFAULT_MAX_FACT_CHARS",
+    "DIRECTION_CONTROLS",
     "MAX_KEY_CHARS",
     "REMEMBER_TOOL",
     "MemoryInput",
@@ -62,6 +63,12 @@ def remember_tool(max_fact_chars: int = DEFAULT_MAX_FACT_CHARS) -> dict[str, Any
 
 REMEMBER_TOOL = remember_tool()
 
+DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+"""Unicode's explicit embeddings, overrides and isolates (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI):
+invisible characters that reorder the text around them on screen, so that a fact could read one way
+to the person shown it and another to the model. Right-to-left scripts need none of them; the
+direction marks (U+200E, U+200F, U+061C), which reorder nothing, are allowed."""
+
 
 @dataclass(frozen=True, slots=True)
 class MemoryInput:
@@ -79,7 +86,8 @@ class MemoryInput:
 def check_memory_input(key: str, fact: str, *, max_fact_chars: int = DEFAULT_MAX_FACT_CHARS) -> MemoryInput:
     """Trim both, then refuse: an empty key or fact; a key over `MAX_KEY_CHARS` or a fact over
     `max_fact_chars` characters (the message states the limit and the length); a line break or other
-    control character in either. The first failure found is the one reported."""
+    control character in either; an explicit text-direction control in either (see
+    `DIRECTION_CONTROLS`). The first failure found is the one reported."""
     key, fact = key.strip(), fact.strip()
     error = (
         _empty("key", key)
@@ -88,8 +96,20 @@ def check_memory_input(key: str, fact: str, *, max_fact_chars: int = DEFAULT_MAX
         or _too_long("fact", fact, max_fact_chars, "State it in one shorter sentence.")
         or _not_one_line("key", key)
         or _not_one_line("fact", fact)
+        or _reordered("key", key)
+        or _reordered("fact", fact)
     )
     return MemoryInput(key=key, fact=fact, error=error)
+
+
+def _reordered(name: str, value: str) -> str | None:
+    bad = next((ch for ch in value if ch in DIRECTION_CONTROLS), None)
+    if bad is None:
+        return None
+    return (
+        f"The {name} contains a text-direction control (U+{ord(bad):04X}), which would show it to the "
+        "user in another order than it is read. Write it without one."
+    )
 
 
 def _empty(name: str, value: str) -> str | None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from store import DEFAULT_MAX_FACT_CHARS, MAX_KEY_CHARS, REMEMBER_TOOL, check_memory_input, remember_tool
+from store import (
+    DEFAULT_MAX_FACT_CHARS,
+    DIRECTION_CONTROLS,
+    MAX_KEY_CHARS,
+    REMEMBER_TOOL,
+    check_memory_input,
+    remember_tool,
+)
 
 
 def test_the_tool_takes_exactly_a_key_and_a_fact_and_no_scope() -> None:
@@ -83,3 +90,20 @@ def test_the_limit_is_configurable() -> None:
     checked = check_memory_input("k", "twelve chars", max_fact_chars=10)
 
     assert checked.error == "The fact is 12 characters long; the limit is 10. State it in one shorter sentence."
+
+
+@pytest.mark.parametrize("control", sorted(DIRECTION_CONTROLS))
+@pytest.mark.parametrize("field", ["key", "fact"])
+def test_an_explicit_direction_control_is_refused_in_either(control: str, field: str) -> None:
+    given = {"key": "k", "fact": "f", field: f"ab{control}cd"}
+
+    checked = check_memory_input(given["key"], given["fact"])
+
+    assert checked.error == (
+        f"The {field} contains a text-direction control (U+{ord(control):04X}), which would show it to the user "
+        "in another order than it is read. Write it without one."
+    )
+
+
+def test_right_to_left_text_and_the_direction_marks_are_fine() -> None:
+    assert check_memory_input("שפה", "עברית\u200f, then English\u200e and عربي\u061c").ok

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
-from store import GLOBAL_SCOPE, Actor, Author, MemoryOrigin, own_scope
+from store import DIRECTION_CONTROLS, GLOBAL_SCOPE, Actor, Author, MemoryOrigin, own_scope
 
 __all__ = (
     "AuthorKind",
@@ -26,6 +26,7 @@ __all__ = (
     "override_by",
     "relative_time",
     "scope_words",
+    "shown_as_read",
 )
 
 AuthorKind = Literal["you", "assistant", "administrator"]
@@ -169,3 +170,16 @@ def exact_time(moment: datetime) -> str:
     """The moment in UTC, written out: "1 September 2026, 09:12 UTC"."""
     utc = moment.astimezone(UTC)
     return f"{utc.day} {utc:%B %Y, %H:%M} UTC"
+
+
+_WITHOUT_DIRECTION_CONTROLS = dict.fromkeys(map(ord, DIRECTION_CONTROLS))
+
+
+def shown_as_read(value: object) -> object:
+    """Every value a page prints (the templates' `finalize`): a text with an explicit direction
+    control (`store.DIRECTION_CONTROLS`) loses it, so a stored key, fact or name shows in the order
+    the model reads it and cannot reorder the page around it. Nothing written today holds one; older
+    records, and names from the identity provider, may."""
+    if not isinstance(value, str) or value.isascii():
+        return value
+    return value.translate(_WITHOUT_DIRECTION_CONTROLS)  # markup stays markup

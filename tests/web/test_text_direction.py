@@ -1,0 +1,99 @@
+"""Invisible direction controls cannot make a fact read one way on the page and another to the model.
+
+Nothing can be written with an explicit embedding, override or isolate any more (the model is told
+why, and so is an administrator), and what older records or a person's name from the identity
+provider still hold is dropped from every page, so each shows in the order the model reads it."""
+
+from __future__ import annotations
+
+import pytest
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from store import DIRECTION_CONTROLS, Actor
+from tests.web.builders import make_record, seed
+from tests.web.conftest import AGENT_TOKEN, SECRET
+from tests.web.test_markup_inert import pages
+from web.auth.oidc import Person
+from web.auth.sessions import SESSION_COOKIE, csrf_token, start_session
+from web.services import Services
+
+RLO, PDF, RLI, PDI = "\u202e", "\u202c", "\u2067", "\u2069"
+LENA = Actor("lena", "berlin", ("onfile-admin", "onfile-global-admin", "onfile-support"))
+AGENT = {"Authorization": f"Bearer {AGENT_TOKEN}"}
+
+
+async def test_no_page_prints_a_direction_control_and_each_text_shows_as_the_model_reads_it(
+    app: Litestar, client: AsyncTestClient[Litestar], services: Services
+) -> None:
+    await seed(
+        services,
+        make_record("mem_own", f"diet{RLO}", f"vegetarian {RLO}gnikoms on{PDF} weekends", "actor:lena"),
+        make_record("mem_berlin", f"tone{RLI}", f"formal{PDI} with clients", "tenant:berlin", author="human"),
+        make_record("mem_global", "hours", f"nine {RLO}to five", "global", author="human", actor_ref=f"Ana{RLO}"),
+    )
+    session_id = await start_session(services, Person(LENA, f"Lena {RLO}Berg", "lena@example.com", ""), None)
+    client.cookies.set(SESSION_COOKIE, session_id)
+    addresses = pages(app)
+    assert {"/", "/admin", "/admin/audit", "/support/preview"} <= set(addresses)
+
+    shown = {}
+    for path in addresses:
+        answer = await client.get(path, follow_redirects=False)
+        assert answer.status_code < 500, (path, answer.status_code)
+        if answer.headers.get("content-type", "").startswith("text/html"):  # the APIs answer data exactly
+            assert not DIRECTION_CONTROLS & set(answer.text), path
+            shown[path] = answer.text
+
+    assert "vegetarian gnikoms on weekends" in shown["/"]
+    assert "formal with clients" in shown["/"]
+    assert "Lena Berg" in shown["/"]
+    assert "nine to five" in shown["/admin"]
+
+
+async def test_the_apis_still_answer_the_stored_text_exactly(
+    client: AsyncTestClient[Litestar], services: Services
+) -> None:
+    await seed(services, make_record("mem_own", "diet", f"vegetarian {RLO}x", "actor:lena", actor_ref="lena"))
+    session_id = await start_session(services, Person(LENA, "Lena", "lena@example.com", ""), None)
+    client.cookies.set(SESSION_COOKIE, session_id)
+    body = {"actor": {"id": "lena", "tenantRef": "berlin"}, "threadId": "thr_1", "text": "vegetarian"}
+
+    read_back = await client.get("/agent/memories")
+    digest = await client.post("/agent/runs/run_1/digest", json=body, headers=AGENT)
+
+    assert [entry["text"] for entry in read_back.json()] == [f"vegetarian {RLO}x"]
+    assert [entry["text"] for entry in digest.json()["entries"]] == [f"vegetarian {RLO}x"]
+    assert f"vegetarian {RLO}x" in digest.json()["block"]
+
+
+@pytest.mark.parametrize(("key", "fact", "named"), [("diet", f"no {RLO}meat", "fact"), (f"d{RLI}iet", "x", "key")])
+async def test_remember_refuses_a_direction_control_in_words_the_model_can_act_on(
+    client: AsyncTestClient[Litestar], key: str, fact: str, named: str
+) -> None:
+    body = {"actor": {"id": "lena", "tenantRef": "berlin"}, "threadId": "thr_1", "text": "hi"}
+    assert (await client.post("/agent/runs/run_1/digest", json=body, headers=AGENT)).status_code == 200
+
+    answer = await client.post(
+        "/agent/runs/run_1/remember", json={"callId": "c1", "key": key, "fact": fact}, headers=AGENT
+    )
+
+    assert answer.status_code == 200
+    assert answer.json()["ok"] is False
+    assert answer.json()["error"].startswith(f"The {named} contains a text-direction control (U+")
+    assert "Write it without one." in answer.json()["error"]
+
+
+async def test_an_administrator_cannot_publish_a_direction_control_either(
+    client: AsyncTestClient[Litestar], services: Services
+) -> None:
+    session_id = await start_session(services, Person(LENA, "Lena", "lena@example.com", ""), None)
+    client.cookies.set(SESSION_COOKIE, session_id)
+    csrf = {"X-CSRF-Token": csrf_token(SECRET, session_id)}
+
+    answer = await client.post(
+        "/admin/memories", json={"scope": "tenant:berlin", "key": "hours", "text": f"nine {RLO}to five"}, headers=csrf
+    )
+
+    assert answer.status_code == 400
+    assert "text-direction control (U+202E)" in answer.text
