@@ -10,7 +10,8 @@ Rows measured, per backend (median wall time of one call, in milliseconds):
   floor: the statements the digest runs, run raw on the driver (aiosqlite in one trip to its thread,
   as the provider runs them; asyncpg), no SQLAlchemy, no records, no rules. Target: digest ≤ 1.5× its
   floor. The listed digests are also set beside the raw read of every applicable row, which is what a
-  turn read before the shortlist.
+  turn read before the shortlist; and, as a yardstick for the target, the floor's read followed by
+  nothing but the Python work no storage can take away (a record per row, the rules, the block).
 - the same actor's digest (list and search) in a store of 1,000,000 memories over 10,000 actors
   against a store of 10,000 memories. Target: ≤ 1.2× — cost grows with what applies, not with what
   is stored.
@@ -40,9 +41,24 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.storage_data import MemorySpec, load, query_text
-from store import Actor, MemoryConfig, ScopeContext, memory_for_turn
+from store import (
+    Actor,
+    MemoryConfig,
+    ScopeContext,
+    Shortlist,
+    build_memory_block,
+    memory_for_turn,
+    resolve_digest,
+    resolve_shortlist,
+)
 from store.persistence import is_sqlite, open_engine, upgrade
-from store.persistence.memories import MEMORY_COLUMNS, memory, up_to_read_sql
+from store.persistence.memories import (
+    MEMORY_COLUMNS,
+    memory,
+    records_from_rows,
+    records_from_sqlite_rows,
+    up_to_read_sql,
+)
 from store.persistence.provider import SqlMemoryProvider
 from store.persistence.search import query_words, relevance_statement
 from store.persistence.search_index import index_totals, postings_of
@@ -171,6 +187,12 @@ async def digest_figures(backend: str, url: str, sizes: Sizes) -> list[Figure]:
                     partial(provider.shortlist, scopes=turn.digest.scopes, limit=20, ctx=ctx), floor
                 )
                 figures.append(Figure(backend, f"  of which provider.shortlist, {count:,}", read, floored, 1.5))
+                rules = _rules_on_raw_rows(floor, engine.dialect, turn.digest.scopes, writable=config.writable)
+                if await rules() != turn.block:
+                    msg = f"{case}: the rules over the raw rows rendered another block than the digest"
+                    raise RuntimeError(msg)
+                alone, floored = await paired_medians(rules, floor)
+                figures.append(Figure(backend, f"  raw read + records, rules, block, {count:,}", alone, floored, 1.5))
                 sql, params = compiled(_list_statement(turn.digest.scopes), engine.dialect)
                 measured, every_row = await paired_medians(
                     partial(memory_for_turn, config, ctx, run_id=None), partial(raw.fetch, sql, params)
@@ -206,6 +228,26 @@ def _listed_floor(raw: RawReader, dialect: Any, scopes: tuple[str, ...]) -> Call
         return await raw.fetch(chosen, chosen_params)
 
     return floor
+
+
+def _rules_on_raw_rows(
+    floor: Callable[[], Awaitable[list[Any]]], dialect: Any, scopes: tuple[str, ...], *, writable: bool
+) -> Callable[[], Awaitable[str]]:
+    """The floor's read, then only the per-turn work no storage can take away: a record per row, the
+    rules, the block. No pool, no provider, no scope resolution, no diagnostics: the least a listed
+    digest can cost in Python over its raw read."""
+    from_rows = records_from_sqlite_rows if dialect.name == "sqlite" else records_from_rows
+
+    async def rules() -> str:
+        rows = await floor()
+        if not rows or len(rows[0]) == len(MEMORY_COLUMNS):  # every record, not the shortlist's
+            digest = resolve_digest(from_rows(rows), scopes=scopes, max_memories=20)
+        else:
+            shortlist = Shortlist(tuple(from_rows(row[2:] for row in rows)), int(rows[0][0]), int(rows[0][1]))
+            digest = resolve_shortlist(shortlist, scopes=scopes, max_memories=20)
+        return build_memory_block(digest, writable=writable)
+
+    return rules
 
 
 def _list_statement(scopes: tuple[str, ...]) -> Any:
