@@ -38,11 +38,10 @@ class Settings:
         ),
     )
     database_pool_size: int = field(
-        default=20,
+        default=40,
         metadata=_doc(
-            "Database connections each worker process keeps open (it opens as many again for a burst, "
-            "and closes those). With PostgreSQL, workers × 2 × this must stay under the server's "
-            "max_connections."
+            "The most database connections each worker process has open: opened as requests need them, "
+            "then kept. With PostgreSQL, workers × this must stay under the server's max_connections."
         ),
     )
     base_url: str = field(

@@ -1,5 +1,6 @@
 """Many writers at once, each on its own connection: they queue rather than fail, and an upsert
-racing another on the same key cannot make a duplicate."""
+racing another on the same key cannot make a duplicate. Connections a burst opened are kept for the
+next one."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
-from sqlalchemy import text
+from sqlalchemy import event, exc, text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.domain.types import MemoryOrigin
-from store.persistence.engine import BUSY_TIMEOUT_MS, open_engine, writing
+from store.persistence.driver import borrowed_reading
+from store.persistence.engine import BUSY_TIMEOUT_MS, POOL_SIZE, open_engine, writing
 from store.persistence.memories import upsert_record
 from store.persistence.provider import SqlMemoryProvider
 from tests.integration.builders import ADA, ctx
@@ -137,3 +139,42 @@ async def test_racing_upserts_of_one_key_make_one_record(database_url: str) -> N
         listed = await providers[0].list(scopes=["actor:ada"], ctx=ctx())
         assert len(listed) == 1
         assert {r.id for r in written} == {listed[0].id}
+
+
+async def test_the_pool_never_closes_what_a_burst_opened_so_the_next_burst_opens_nothing(database_url: str) -> None:
+    engine = open_engine(database_url, pool_timeout=0.5)
+    opened: list[object] = []
+    event.listen(engine.sync_engine, "connect", lambda connection, _record: opened.append(connection))
+
+    async def burst() -> bool:
+        """POOL_SIZE reads holding their connections at once; whether one more could get one then."""
+        all_out, done = asyncio.Barrier(POOL_SIZE + 1), asyncio.Event()
+
+        async def read() -> None:
+            async with borrowed_reading(engine):
+                await all_out.wait()
+                await done.wait()
+
+        readers = [asyncio.create_task(read()) for _ in range(POOL_SIZE)]
+        await all_out.wait()
+        try:
+            async with borrowed_reading(engine):
+                one_more = True
+        except exc.TimeoutError:  # the pool's own wait for a free connection, 0.5 s here
+            one_more = False
+        done.set()
+        await asyncio.gather(*readers)
+        return one_more
+
+    try:
+        async with asyncio.timeout(60):
+            one_more = await burst()
+            after_first = len(opened)
+            await burst()
+            await burst()
+    finally:
+        await engine.dispose()
+
+    assert not one_more  # POOL_SIZE is the most there are: none open beyond it, to be closed again
+    assert after_first == POOL_SIZE
+    assert len(opened) == after_first  # nothing was closed between bursts, so nothing was reopened
