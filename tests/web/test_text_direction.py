@@ -11,8 +11,9 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from store import DIRECTION_CONTROLS, Actor
+from tests.web.admin_builders import tree
 from tests.web.builders import make_record, seed
-from tests.web.conftest import AGENT_TOKEN, SECRET
+from tests.web.conftest import AGENT_TOKEN, SECRET, LoginAs
 from tests.web.test_markup_inert import pages
 from web.auth.oidc import Person
 from web.auth.sessions import SESSION_COOKIE, csrf_token, start_session
@@ -97,3 +98,20 @@ async def test_an_administrator_cannot_publish_a_direction_control_either(
 
     assert answer.status_code == 400
     assert "text-direction control (U+202E)" in answer.text
+
+
+async def test_the_form_refuses_it_and_offers_the_text_back_without_it_ready_to_publish(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    token = await login_as(LENA)
+    form = {"csrf_token": token, "key": "hours", "scope": "tenant:berlin"}
+
+    refused = await client.post("/admin/facts", data={**form, "text": f"nine {RLO}to five"})
+
+    assert refused.status_code == 400
+    page = tree(refused)
+    assert page.one(attrs={"data-error": True}).text.startswith("The fact contains a text-direction control (U+202E)")
+    offered = page.one("textarea", {"name": "text"}).text
+    assert offered == "nine to five"
+    published = await client.post("/admin/facts", data={**form, "text": offered}, follow_redirects=False)
+    assert published.status_code == 303
