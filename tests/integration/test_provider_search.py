@@ -258,3 +258,31 @@ async def test_keys_that_tie_on_everything_else_come_in_code_point_order(provide
     assert await _search(provider, "pallet") == sorted(keys)
     assert await _search(provider, "pallet", limit=3) == sorted(keys)[:3]
     assert await _search(provider, "?!") == sorted(keys)  # no words: the list read, narrowest then newest
+
+
+async def test_records_come_back_exactly_as_stored_best_key_first_then_pinned_keys_by_scope_and_code_point(
+    provider: Provider,
+) -> None:
+    hostile = 'pallet "quoted", back\\slash \\u0041, 😀 emoji, \u00a0 no-break, ⁦isolate⁩, [1, {"a": null}]'
+    stored = [
+        make_record("labels", hostile, "actor:ada"),
+        make_record("labels", "pallet labels at the depot", GLOBAL_SCOPE),
+        make_record("pallet-height", "a pallet pallet is at most 1.8 m", "tenant:berlin"),
+        *(make_record(key, "unrelated", "tenant:berlin", pinned=True) for key in ("émile", "Zulu", "apple")),
+        *(make_record(key, "unrelated", GLOBAL_SCOPE, pinned=True) for key in ("😀", "Abc")),
+    ]
+    await seed(provider, stored)
+
+    found = await provider.search(scopes=ADA_SCOPES, query="pallet", limit=5, ctx=ctx())
+
+    assert [(r.key, r.scope) for r in found] == [
+        ("pallet-height", "tenant:berlin"),
+        ("labels", "actor:ada"),
+        ("labels", GLOBAL_SCOPE),
+        ("Zulu", "tenant:berlin"),
+        ("apple", "tenant:berlin"),
+        ("émile", "tenant:berlin"),
+        ("Abc", GLOBAL_SCOPE),
+        ("😀", GLOBAL_SCOPE),
+    ]
+    assert set(found) == set(stored), "every field exactly as stored, whatever the text holds"
