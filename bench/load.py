@@ -9,7 +9,8 @@ Rows, at each connection count, on SQLite (the embedded default) and PostgreSQL 
 server, fsync off): the digest with a new run id per request (resolve, search, render, register,
 journal), the digest of runs resolved before measuring (the replay: a journal read), and remember with
 a fresh call id per request (see `bench.load_data` for the store and the requests). Each row runs for
-`--seconds` after a 2 s warm-up of the same kind of requests, which is discarded.
+`--seconds` after a 2 s warm-up of the same kind of requests, which is discarded. Beside each rate,
+the CPU time the serving processes (and PostgreSQL's) spent per request served (`bench.load_cpu`).
 
 Load comes from wrk (one thread, which leaves the other core to the server). Without wrk it comes from
 an asyncio httpx client in this process, which competes with the server for the CPU and understates
@@ -37,6 +38,7 @@ from pathlib import Path
 
 import httpx
 
+from bench.load_cpu import CpuProbe, tree_probe
 from bench.load_data import (
     ACTORS,
     TOKEN,
@@ -86,6 +88,10 @@ class Row:
     case: str
     connections: int
     measured: Measured
+    server_cpu_us: float | None = None
+    """CPU the serving processes used per request served, in µs (`bench.load_cpu`)."""
+    database_cpu_us: float | None = None
+    """CPU the PostgreSQL server used per request served, in µs; None on SQLite (in the server's)."""
 
 
 class Bench:
@@ -96,19 +102,28 @@ class Bench:
         self.rows: list[Row] = []
         self._tags = itertools.count()
 
-    def row(self, base_url: str, backend: str, workers: int, case: str, traffic: Traffic) -> None:
+    def row(self, base_url: str, backend: str, workers: int, case: str, traffic: Traffic, cpu: CpuProbe) -> None:
         for connections in self.options.connections:
             measure(base_url, traffic, connections=connections, seconds=WARM_UP_SECONDS, tag=f"w{next(self._tags)}")
+            before = cpu()
             found = measure(base_url, traffic, connections=connections, seconds=self.options.seconds, tag=self._tag())
-            self.rows.append(Row(backend, workers, case, connections, found))
+            after = cpu()
+            server_us, database_us = (_per_request(a, b, found.requests) for a, b in zip(before, after, strict=True))
+            self.rows.append(Row(backend, workers, case, connections, found, server_us, database_us))
             print(f"  {backend} ×{workers} {case} @{connections}: {found.rate:,.0f} req/s", file=sys.stderr)
 
     def _tag(self) -> str:
         return f"m{next(self._tags)}"
 
 
+def _per_request(before: float | None, after: float | None, requests: int) -> float | None:
+    if before is None or after is None or requests == 0:
+        return None
+    return (after - before) / requests * 1_000_000
+
+
 @contextmanager
-def bare_server(folder: Path, workers: int) -> Iterator[str]:
+def bare_server(folder: Path, workers: int) -> Iterator[tuple[str, CpuProbe]]:
     """`bench.load_bare` on a free loopback port, stopped on every way out."""
     port = free_port()
     command = [sys.executable, "-m", "bench.load_bare", "--port", str(port), "--workers", str(workers)]
@@ -126,7 +141,7 @@ def bare_server(folder: Path, workers: int) -> Iterator[str]:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        yield base_url
+        yield base_url, tree_probe(process.pid)
     finally:
         process.terminate()
         try:
@@ -137,18 +152,19 @@ def bare_server(folder: Path, workers: int) -> Iterator[str]:
 
 
 @contextmanager
-def database(backend: str, folder: Path) -> Iterator[str]:
-    """A migrated database holding the benchmark's store, for the time of the block."""
+def database(backend: str, folder: Path) -> Iterator[tuple[str, int | None]]:
+    """A migrated database holding the benchmark's store, for the time of the block: its URL, and
+    the PostgreSQL server's process id (None for SQLite, which runs inside the server)."""
     if backend == "sqlite":
         url = f"sqlite+aiosqlite:///{folder / 'load.sqlite3'}"
         asyncio.run(_migrate_and_seed(url))
-        yield url
+        yield url, None
         return
     server = PostgresServer().start()
     try:
         url = server.create_database("onfile_load")
         asyncio.run(_migrate_and_seed(url))
-        yield url
+        yield url, server.pid
     finally:
         server.stop()
 
@@ -189,16 +205,17 @@ def resolve_seed_runs(base_url: str) -> str:
 
 def run_backend(bench: Bench, backend: str, folder: Path) -> None:
     name = BACKEND_NAMES[backend]
-    with database(backend, folder) as url:
+    with database(backend, folder) as (url, database_pid):
         for workers in bench.options.workers:
             server = ServerProcess(onfile_environment(url), folder / f"{backend}-{workers}.log", workers=workers)
             try:
                 server.start()
+                cpu = tree_probe(server.pid, database_pid)
                 described = resolve_seed_runs(server.base_url)
                 if workers == bench.options.workers[0]:
                     print(f"{name}: {described}")
                 for case, traffic in WORKLOADS:
-                    bench.row(server.base_url, name, workers, case, traffic())
+                    bench.row(server.base_url, name, workers, case, traffic(), cpu)
             finally:
                 server.stop()
 
@@ -207,8 +224,8 @@ def run(options: Options) -> list[Row]:
     bench = Bench(options)
     with tempfile.TemporaryDirectory(prefix="onfile-load-") as folder:
         for workers in options.workers:
-            with bare_server(Path(folder), workers) as base_url:
-                bench.row(base_url, "—", workers, CEILING, bare_traffic())
+            with bare_server(Path(folder), workers) as (base_url, cpu):
+                bench.row(base_url, "—", workers, CEILING, bare_traffic(), cpu)
         for backend in options.backends:
             reason = missing_binaries() if backend == "postgres" else None
             if reason is not None:
@@ -222,7 +239,7 @@ def render(rows: list[Row]) -> str:
     ceiling = {(r.workers, r.connections): r.measured.rate for r in rows if r.case == CEILING}
     header = (
         f"| {'backend':<10} | workers | {'endpoint':<18} | conns | {'req/s':>7} | of ceiling | "
-        f"{'p50 ms':>7} | {'p99 ms':>7} | errors |"
+        f"{'p50 ms':>7} | {'p99 ms':>7} | errors | CPU µs/req: server | database |"
     )
     lines = [header, "|" + "|".join("-" * len(cell) for cell in header.split("|")[1:-1]) + "|"]
     for r in rows:
@@ -230,9 +247,14 @@ def render(rows: list[Row]) -> str:
         share = f"{m.rate / ceiling[r.workers, r.connections]:.0%}" if (r.workers, r.connections) in ceiling else "?"
         lines.append(
             f"| {r.backend:<10} | {r.workers:>7} | {r.case:<18} | {r.connections:>5} | {m.rate:>7,.0f} | "
-            f"{share:>10} | {m.p50_ms:>7.1f} | {m.p99_ms:>7.1f} | {m.errors:>6} |"
+            f"{share:>10} | {m.p50_ms:>7.1f} | {m.p99_ms:>7.1f} | {m.errors:>6} | "
+            f"{_micros(r.server_cpu_us):>18} | {_micros(r.database_cpu_us):>8} |"
         )
     return "\n".join(lines)
+
+
+def _micros(value: float | None) -> str:
+    return "—" if value is None else f"{value:,.0f}"
 
 
 def verdict(rows: list[Row]) -> str:

@@ -53,6 +53,14 @@ class PostgresServer:
         self._log = self._root / "server.log"
         self._running = False
 
+    @property
+    def pid(self) -> int | None:
+        """The running server's process id (the postmaster, parent of every backend), or None."""
+        try:
+            return int((self._data / "postmaster.pid").read_text().split("\n", 1)[0])
+        except (OSError, ValueError):
+            return None
+
     def url(self, database: str = "postgres") -> str:
         return f"postgresql+asyncpg://{self.user}@127.0.0.1:{self.port}/{database}"
 

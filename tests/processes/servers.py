@@ -31,6 +31,14 @@ class ServerProcess:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def pid(self) -> int:
+        """The started server's process id (the parent of its workers)."""
+        if self.process is None:
+            msg = "the server has not been started"
+            raise RuntimeError(msg)
+        return self.process.pid
+
     def start(self, *, timeout: float = 30.0) -> ServerProcess:
         env = {k: v for k, v in os.environ.items() if not k.startswith("ONFILE_")}
         env.update(self.environment)
