@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
@@ -17,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.in_memory import InMemoryMemoryProvider
 from store.persistence.engine import is_sqlite, open_engine
+from store.persistence.journal import RunJournal
 from store.persistence.memories import insert_records
 from store.persistence.migrate import downgrade_engine, include_in_comparison, upgrade, upgrade_engine
 from store.persistence.provider import SqlMemoryProvider
@@ -83,7 +85,7 @@ async def test_upgrading_an_up_to_date_database_changes_nothing(engine: AsyncEng
     async with engine.connect() as connection:
         assert await connection.run_sync(_differences) == []
         version = await connection.exec_driver_sql("SELECT version_num FROM alembic_version")
-        assert version.scalars().all() == ["0004"]
+        assert version.scalars().all() == ["0005"]
 
 
 async def test_the_migrations_downgrade_to_nothing_and_back(engine: AsyncEngine) -> None:
@@ -94,6 +96,52 @@ async def test_the_migrations_downgrade_to_nothing_and_back(engine: AsyncEngine)
     await upgrade_engine(engine)
     async with engine.connect() as connection:
         assert await connection.run_sync(_differences) == []
+
+
+async def _journal_compression(engine: AsyncEngine, run_id: str) -> tuple[str, str | None]:
+    """The journal payload column's compression setting ("default": the server's, pglz unless
+    configured), and the method the payload of `run_id` was stored with (None: too small to compress)."""
+    async with engine.connect() as connection:
+        setting = await connection.scalar(
+            sa.text(
+                "SELECT CASE attcompression WHEN 'l' THEN 'lz4' WHEN 'p' THEN 'pglz' ELSE 'default' END "
+                "FROM pg_attribute "
+                "WHERE attrelid = 'run_journal'::regclass AND attname = 'payload'"
+            )
+        )
+        stored = await connection.scalar(
+            sa.text("SELECT pg_column_compression(payload) FROM run_journal WHERE run_id = :run_id"),
+            {"run_id": run_id},
+        )
+    return str(setting), stored
+
+
+@pytest.mark.postgres
+async def test_postgresql_compresses_new_journal_payloads_with_lz4_and_reads_old_ones_alike(
+    postgres_database_url: str,
+) -> None:
+    payload = {"entries": [{"key": f"k{n}", "text": f"a fact about route {n} and its depot"} for n in range(400)]}
+    engine = open_engine(postgres_database_url)
+    journal = RunJournal(engine)
+
+    async def stored(value: object) -> object:
+        return value
+
+    try:
+        await downgrade_engine(engine, "0004")
+        await journal.checkpoint("before", "memory:digest", lambda: stored(payload))
+        assert await _journal_compression(engine, "before") == ("default", "pglz")
+
+        await upgrade_engine(engine)
+        await journal.checkpoint("after", "memory:digest", lambda: stored(payload))
+        assert await _journal_compression(engine, "after") == ("lz4", "lz4")
+        assert (await journal.checkpoints("before"))["memory:digest"] == payload
+        assert (await journal.checkpoints("after"))["memory:digest"] == payload
+
+        await downgrade_engine(engine, "0004")
+        assert (await _journal_compression(engine, "after"))[0] == "default"
+    finally:
+        await engine.dispose()
 
 
 def _sqlite_layout(path: Path) -> tuple[set[tuple[str, ...]], dict[str, int]]:
