@@ -43,7 +43,9 @@ __all__ = (
     "DATABASE_URL_VARIABLE",
     "DEFAULT_DATABASE_URL",
     "POOL_SIZE",
+    "AnchorOutcome",
     "AnchorRefusedError",
+    "anchor_outcome",
     "checkpoints_settled",
     "database_url_from_environment",
     "defer_statement",
@@ -330,6 +332,9 @@ def _commit_with_pending(commit: Callable[[Any], None], dbapi_connection: Any) -
             await_(run_statements(dbapi_connection, [("COMMIT", ())]))
         else:
             commit(dbapi_connection)
+        outcome = _anchor_outcome.get()
+        if outcome is not None and _ANCHORED_KEY in info:
+            outcome.inserted = bool(info[_ANCHORED_KEY])
     finally:
         info.pop(_ANCHORED_KEY, None)
 
@@ -361,6 +366,30 @@ Statement = tuple[str, Sequence[Any]]
 
 _PLAIN, _ANCHOR, _IF_ANCHORED = "", "anchor", "if anchored"
 _held_if_anchored: ContextVar[bool] = ContextVar("onfile_held_if_anchored", default=False)
+
+
+@dataclass(slots=True)
+class AnchorOutcome:
+    """What a committed SQLite transaction's anchor did (`anchor_outcome`)."""
+
+    inserted: bool | None = None
+    """Whether the anchor inserted its row, set once the transaction's COMMIT has succeeded; None
+    when no transaction with an anchor committed inside the block (then ask the database)."""
+
+
+_anchor_outcome: ContextVar[AnchorOutcome | None] = ContextVar("onfile_anchor_outcome", default=None)
+
+
+@contextmanager
+def anchor_outcome() -> Iterator[AnchorOutcome]:
+    """Learn, once a write transaction begun inside the block has committed, whether its anchor
+    inserted its row: a caller that held its insert back to the COMMIT need not read back who won."""
+    outcome = AnchorOutcome()
+    token = _anchor_outcome.set(outcome)
+    try:
+        yield outcome
+    finally:
+        _anchor_outcome.reset(token)
 
 
 @contextmanager

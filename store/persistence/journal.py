@@ -20,7 +20,14 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from store.persistence.driver import hold_back, point_rows, run_statement
-from store.persistence.engine import in_joined_writes, joined_writes, only_if_anchor_inserted, reading, writing
+from store.persistence.engine import (
+    anchor_outcome,
+    in_joined_writes,
+    joined_writes,
+    only_if_anchor_inserted,
+    reading,
+    writing,
+)
 from store.persistence.tables import PrunedRunRow, RunCheckpointRow, table_of
 from store.persistence.types import utc_now
 
@@ -106,9 +113,10 @@ class RunJournal:
 
         On SQLite the insert and the writes alongside it are held back and go with the COMMIT, in one
         round trip under the write lock, `alongside()` being called before anyone knows whether the
-        insert will store (its writes held back behind it, run only if it does); who won is read back
-        once committed. Joining a transaction already open, whose COMMIT is not this call's, the
-        insert runs at once instead."""
+        insert will store (its writes held back behind it, run only if it does); once committed, the
+        insert's own answer says whether it stored, and only when it did not is the winner's text read.
+        Joining a transaction already open, whose COMMIT is not this call's, the insert runs at once
+        instead."""
         values: dict[str, Any] = {
             "run_id": run_id,
             "position": position,
@@ -117,26 +125,30 @@ class RunJournal:
             "actor_id": actor_id,
         }
         nested = in_joined_writes(self._engine)
-        async with joined_writes(self._engine) as connection:
-            insert = _insert_json_once(connection.dialect.name)
-            if not nested and await hold_back(connection, insert, values, anchor=True):
-                # SQLite: the insert and what goes alongside it wait for the COMMIT, all in one round
-                # trip that holds the write lock; alongside's writes run only if the insert did.
-                if alongside is not None:
-                    with only_if_anchor_inserted():
+        with anchor_outcome() as outcome:
+            async with joined_writes(self._engine) as connection:
+                insert = _insert_json_once(connection.dialect.name)
+                if not nested and await hold_back(connection, insert, values, anchor=True):
+                    # SQLite: the insert and what goes alongside it wait for the COMMIT, all in one
+                    # round trip that holds the write lock; alongside's writes run only if it inserted.
+                    if alongside is not None:
+                        with only_if_anchor_inserted():
+                            await alongside()
+                elif await run_statement(connection, insert, values):
+                    if alongside is not None:
                         await alongside()
-            elif await run_statement(connection, insert, values):
-                if alongside is not None:
-                    await alongside()
-                return True, payload
-            else:
-                rows = await run_statement(connection, _STORED, {"run_id": run_id, "position": position})
-                if not rows:  # pragma: no cover - the insert found a row there, in this transaction
-                    msg = f"checkpoint {run_id}/{position} vanished while being written"
-                    raise RuntimeError(msg)
-                return False, str(rows[0][0])
-        # Committed. Whose payload is stored says who won: the same text is the same answer, whoever
-        # stored it (and, stored by a racer, nothing of ours went alongside it).
+                    return True, payload
+                else:
+                    rows = await run_statement(connection, _STORED, {"run_id": run_id, "position": position})
+                    if not rows:  # pragma: no cover - the insert found a row there, in this transaction
+                        msg = f"checkpoint {run_id}/{position} vanished while being written"
+                        raise RuntimeError(msg)
+                    return False, str(rows[0][0])
+        # Committed. When the insert says it stored our payload, it did; otherwise whose payload is
+        # stored says who won: the same text is the same answer, whoever stored it (and, stored by a
+        # racer, nothing of ours went alongside it).
+        if outcome.inserted:
+            return True, payload
         stored = await self.stored_json(run_id, position)
         if stored is None or stored == payload:
             return True, payload

@@ -140,6 +140,26 @@ async def test_a_new_run_is_one_write_transaction_and_a_replay_writes_nothing(en
     assert [p.id for p in await people.recent()] == ["ada"]
 
 
+async def test_a_new_run_reads_the_journal_once_and_takes_its_own_insert_s_word_for_what_it_stored(
+    engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs, provider = runs_over(engine)
+    await provider.add([policy("units", "kilometres")])
+    reads: list[tuple[str, str]] = []
+    stored_json = RunJournal.stored_json
+
+    async def counted(self: RunJournal, run_id: str, position: str) -> str | None:
+        reads.append((run_id, position))
+        return await stored_json(self, run_id, position)
+
+    monkeypatch.setattr(RunJournal, "stored_json", counted)
+
+    first = await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="units")
+
+    assert reads == [("run_1", "memory:digest")], "the replay check; nothing read back after the commit"
+    assert await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="units") == first
+
+
 async def test_a_racer_that_lost_takes_the_stored_digest_and_registers_nothing(engine: AsyncEngine) -> None:
     journal, people, registry = RunJournal(engine), KnownPeople(engine), ConversationRegistry(engine)
 
