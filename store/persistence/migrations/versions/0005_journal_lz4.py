@@ -3,8 +3,9 @@
 A new run journals its digest — some 14 KB of JSON — and PostgreSQL compresses any value over about
 2 KB before storing it. With its default method, pglz, that compression was the larger part of the
 journal insert: about 220 µs of the database's CPU a row, against about 45 µs with LZ4, for a stored
-size within a tenth (measured on these payloads). Reading a payload back decompresses it, faster with
-LZ4 too. On a database shared by several workers, the database's CPU is what they share.
+size within a tenth (measured on these payloads); the journal's insert as a whole went from about
+390 µs to 210. Reading a payload back decompresses it, faster with LZ4 too. On a database shared by
+several workers, the database's CPU is what they share.
 
 The setting applies to values written from now on; payloads already stored stay as they are, and
 both kinds read back alike. A PostgreSQL built without LZ4 (it is optional, though Debian's and the
