@@ -135,8 +135,12 @@ async def test_a_search_seeks_the_postings_by_term_and_the_records_by_key_never_
     records_read = [step for step in plan if re.search(r"\b(memory|agent_memory)\b", step)]
     assert postings == ["SEARCH holder USING PRIMARY KEY (term=?)", "SEARCH posting USING PRIMARY KEY (term=?)"]
     assert records_read[0] == "SEARCH memory USING INTEGER PRIMARY KEY (rowid=?)", "each holder's record, by key"
-    # The rest is the second and third clauses: the rows at the turn's scopes, through the scope index.
-    assert all(step.startswith("SEARCH agent_memory USING INDEX") and "(scope=?)" in step for step in records_read[1:])
+    # Then the second and third clauses: the keys pinned at the turn's scopes, through the scope index,
+    # and each returned key's records, sought by (scope, key) — never a pass over the records of the
+    # scopes to test each against the keys.
+    assert len(records_read) == 3
+    assert re.fullmatch(r"SEARCH agent_memory USING (COVERING )?INDEX \w+ \(scope=\?\)", records_read[1])
+    assert re.fullmatch(r"SEARCH agent_memory USING (COVERING )?INDEX \w+ \(scope=\? AND key=\?\)", records_read[2])
 
 
 def _instructions(database: Path, sql: str, params: list[Any]) -> int:
