@@ -12,6 +12,11 @@ a fresh call id per request (see `bench.load_data` for the store and the request
 `--seconds` after a 2 s warm-up of the same kind of requests, which is discarded. Beside each rate,
 the CPU time the serving processes (and PostgreSQL's) spent per request served (`bench.load_cpu`).
 
+A second baseline, the floor, follows OnFile's rows on each database: the digest endpoint written by
+hand with only the I/O a turn must do — decode the body, OnFile's search statement, one journal insert,
+a 13 KB answer — served the same way (`bench.load_floor`). Its new runs and replays are measured with
+the same requests, and OnFile's digest rows are also given as a share of the floor's.
+
 Load comes from wrk (one thread, which leaves the other core to the server). Without wrk it comes from
 an asyncio httpx client in this process, which competes with the server for the CPU and understates
 every row; the output says which generator ran.
@@ -60,10 +65,18 @@ WARM_UP_SECONDS = 2.0
 BACKEND_NAMES = {"sqlite": "SQLite", "postgres": "PostgreSQL"}
 CEILING = "bare Litestar GET"
 DIGEST = "digest, new run"
+REPLAY = "digest, replay"
+FLOOR_DIGEST = "floor: new run"
+FLOOR_REPLAY = "floor: replay"
+FLOOR_OF = {DIGEST: FLOOR_DIGEST, REPLAY: FLOOR_REPLAY}
 WORKLOADS: tuple[tuple[str, Callable[[], Traffic]], ...] = (
     (DIGEST, digest_traffic),
-    ("digest, replay", replay_traffic),
+    (REPLAY, replay_traffic),
     ("remember, new call", remember_traffic),
+)
+FLOOR_WORKLOADS: tuple[tuple[str, Callable[[], Traffic]], ...] = (
+    (FLOOR_DIGEST, digest_traffic),
+    (FLOOR_REPLAY, replay_traffic),
 )
 
 
@@ -123,25 +136,30 @@ def _per_request(before: float | None, after: float | None, requests: int) -> fl
 
 
 @contextmanager
-def bare_server(folder: Path, workers: int) -> Iterator[tuple[str, CpuProbe]]:
-    """`bench.load_bare` on a free loopback port, stopped on every way out."""
+def baseline_server(
+    module: str, folder: Path, workers: int, environment: dict[str, str] | None = None
+) -> Iterator[tuple[str, int]]:
+    """A baseline application (`bench.load_bare`, `bench.load_floor`) on a free loopback port, stopped
+    on every way out: its URL and process id."""
     port = free_port()
-    command = [sys.executable, "-m", "bench.load_bare", "--port", str(port), "--workers", str(workers)]
+    command = [sys.executable, "-m", module, "--port", str(port), "--workers", str(workers)]
     base_url = f"http://127.0.0.1:{port}"
-    with (folder / f"bare-{workers}.log").open("ab") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)  # noqa: S603
+    log_path = folder / f"{module.rpartition('.')[2]}-{workers}.log"
+    with log_path.open("ab") as log:
+        env = {**os.environ, **(environment or {})}
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)  # noqa: S603
     try:
         deadline = time.monotonic() + 30
         while True:
             if process.poll() is not None or time.monotonic() > deadline:
-                msg = f"the bare app did not start; see {folder}/bare-{workers}.log"
+                msg = f"{module} did not start; see {log_path}"
                 raise RuntimeError(msg)
             try:
-                if httpx.get(base_url, timeout=1).status_code == 200:
-                    break
+                httpx.get(base_url, timeout=1)  # any answer at all: it is serving
+                break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        yield base_url, tree_probe(process.pid)
+        yield base_url, process.pid
     finally:
         process.terminate()
         try:
@@ -218,14 +236,19 @@ def run_backend(bench: Bench, backend: str, folder: Path) -> None:
                     bench.row(server.base_url, name, workers, case, traffic(), cpu)
             finally:
                 server.stop()
+            # the hand-written floor on the same database, after OnFile journaled the replayed runs
+            environment = onfile_environment(url)
+            with baseline_server("bench.load_floor", folder, workers, environment) as (base_url, pid):
+                for case, traffic in FLOOR_WORKLOADS:
+                    bench.row(base_url, name, workers, case, traffic(), tree_probe(pid, database_pid))
 
 
 def run(options: Options) -> list[Row]:
     bench = Bench(options)
     with tempfile.TemporaryDirectory(prefix="onfile-load-") as folder:
         for workers in options.workers:
-            with bare_server(Path(folder), workers) as (base_url, cpu):
-                bench.row(base_url, "—", workers, CEILING, bare_traffic(), cpu)
+            with baseline_server("bench.load_bare", Path(folder), workers) as (base_url, pid):
+                bench.row(base_url, "—", workers, CEILING, bare_traffic(), tree_probe(pid))
         for backend in options.backends:
             reason = missing_binaries() if backend == "postgres" else None
             if reason is not None:
@@ -237,17 +260,22 @@ def run(options: Options) -> list[Row]:
 
 def render(rows: list[Row]) -> str:
     ceiling = {(r.workers, r.connections): r.measured.rate for r in rows if r.case == CEILING}
+    floors = {
+        (r.backend, r.workers, r.case, r.connections): r.measured.rate for r in rows if r.case in FLOOR_OF.values()
+    }
     header = (
-        f"| {'backend':<10} | workers | {'endpoint':<18} | conns | {'req/s':>7} | of ceiling | "
+        f"| {'backend':<10} | workers | {'endpoint':<18} | conns | {'req/s':>7} | of ceiling | of floor | "
         f"{'p50 ms':>7} | {'p99 ms':>7} | errors | CPU µs/req: server | database |"
     )
     lines = [header, "|" + "|".join("-" * len(cell) for cell in header.split("|")[1:-1]) + "|"]
     for r in rows:
         m = r.measured
         share = f"{m.rate / ceiling[r.workers, r.connections]:.0%}" if (r.workers, r.connections) in ceiling else "?"
+        floor = floors.get((r.backend, r.workers, FLOOR_OF.get(r.case, ""), r.connections))
+        of_floor = "—" if floor is None else f"{m.rate / floor:.0%}"
         lines.append(
             f"| {r.backend:<10} | {r.workers:>7} | {r.case:<18} | {r.connections:>5} | {m.rate:>7,.0f} | "
-            f"{share:>10} | {m.p50_ms:>7.1f} | {m.p99_ms:>7.1f} | {m.errors:>6} | "
+            f"{share:>10} | {of_floor:>8} | {m.p50_ms:>7.1f} | {m.p99_ms:>7.1f} | {m.errors:>6} | "
             f"{_micros(r.server_cpu_us):>18} | {_micros(r.database_cpu_us):>8} |"
         )
     return "\n".join(lines)
@@ -266,9 +294,24 @@ def verdict(rows: list[Row]) -> str:
         if r.measured.errors or r.measured.rate < TARGET_SHARE * ceiling[r.workers, r.connections]
     ]
     head = f"Target: digest (new run) ≥ {TARGET_SHARE:.0%} of the ceiling with zero errors"
-    if not missed:
-        return f"{head}: met in all {len(digests)} rows."
-    return f"{head}: MISSED in {len(missed)} of {len(digests)} rows ({', '.join(missed)})."
+    said = (
+        f"{head}: met in all {len(digests)} rows."
+        if not missed
+        else (f"{head}: MISSED in {len(missed)} of {len(digests)} rows ({', '.join(missed)}).")
+    )
+    floor_shares = [
+        r.measured.rate / f.measured.rate
+        for r in digests
+        for f in rows
+        if (f.backend, f.workers, f.case, f.connections) == (r.backend, r.workers, FLOOR_DIGEST, r.connections)
+    ]
+    floor_ceiling = [f.measured.rate / ceiling[f.workers, f.connections] for f in rows if f.case == FLOOR_DIGEST]
+    if floor_shares:
+        said += (
+            f"\nThe hand-written floor's new runs reach {min(floor_ceiling):.0%}–{max(floor_ceiling):.0%} of the "
+            f"ceiling; OnFile's reach {min(floor_shares):.0%}–{max(floor_shares):.0%} of the floor's."
+        )
+    return said
 
 
 def parse(argv: list[str] | None) -> Options:
