@@ -10,6 +10,7 @@ inside that checkpoint, so a retry or replay returns the recorded outcome instea
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
@@ -26,6 +27,7 @@ __all__ = (
     "MemoryRuns",
     "PeopleSeen",
     "RecordedRun",
+    "RememberCallMismatchError",
     "RunActorMismatchError",
     "RunMemory",
     "RunNotStartedError",
@@ -84,6 +86,18 @@ class RunActorMismatchError(ValueError):
 
     def __init__(self, run_id: str, recorded: str, asked: str) -> None:
         super().__init__(f"Run {run_id} was resolved for actor {recorded}, not {asked}.")
+
+
+class RememberCallMismatchError(ValueError):
+    """A remember call id already carried out with other arguments: a retry sends the same ones, so
+    this is a different call under a reused id, and answering the first call's outcome would tell the
+    model a fact was saved that was not."""
+
+    def __init__(self, run_id: str, call_id: str) -> None:
+        super().__init__(
+            f"Call {call_id} of run {run_id} was already carried out with another key or fact; nothing was "
+            "written. Give each remember call its own callId."
+        )
 
 
 class RecordedOrigin(msgspec.Struct, rename="camel", frozen=True):
@@ -250,18 +264,29 @@ class MemoryRuns:
         return _decode_recorded(stored).to_run_memory(run_id)
 
     async def remember(self, run_id: str, *, call_id: str, key: str, fact: str) -> WriteOutcome:
-        """Carry out the model's `remember` call `call_id` once; a retry or replay gets the recorded outcome."""
+        """Carry out the model's `remember` call `call_id` once; a retry or replay gets the recorded
+        outcome. The same call id with another key or fact is `RememberCallMismatchError`."""
         run = await self.recorded(run_id)
+        arguments = _arguments_fingerprint(key, fact)
 
         async def execute() -> dict[str, Any]:
             ctx = ScopeContext(actor=run.actor, thread_id=run.thread_id)
             outcome = await write_memory(self._config, run.digest, key=key, fact=fact, ctx=ctx, run_id=run_id)
-            return _outcome_to_json(outcome)
+            return {**_outcome_to_json(outcome), "arguments": arguments}
 
         position = remember_position(call_id)
         # exclusive: a write must happen once, even when replays of one call race (on any process).
         outcome = await self._journal.checkpoint(run_id, position, execute, actor_id=run.actor.id, exclusive=True)
+        # an outcome journaled before fingerprints were kept has none, and is answered as it is
+        if outcome.get("arguments", arguments) != arguments:
+            raise RememberCallMismatchError(run_id, call_id)
         return _outcome_from_json(outcome)
+
+
+def _arguments_fingerprint(key: str, fact: str) -> str:
+    """What identifies a call's arguments in its journaled outcome, without a second copy of the fact."""
+    encoded = f"{len(key)}:{key}{fact}".encode("utf-8", "surrogatepass")  # a model's text may hold anything
+    return hashlib.blake2b(encoded, digest_size=16, person=b"onfile-remember").hexdigest()
 
 
 def _outcome_to_json(outcome: WriteOutcome) -> dict[str, Any]:

@@ -17,23 +17,65 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Protocol, Self
+from urllib.parse import quote
 
 import httpx
 
 from store.domain.codec import digest_from_json, record_from_json
+from store.domain.identifiers import id_problem
 from store.domain.precedence import DEFAULT_MAX_MEMORIES
 from store.domain.remember import DEFAULT_MAX_FACT_CHARS
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver
 from store.domain.types import Actor, MemoryDigest
 from store.memory import MemoryConfig, WriteOutcome
-from store.persistence import ConversationRegistry, RunJournal, SqlMemoryProvider, open_engine, upgrade_engine
-from store.runs import MemoryRuns, RunActorMismatchError, RunMemory, RunNotStartedError
+from store.persistence import (
+    ConversationRegistry,
+    RunJournal,
+    RunPrunedError,
+    RunsOnAnotherThreadError,
+    SqlMemoryProvider,
+    open_engine,
+    upgrade_engine,
+)
+from store.runs import MemoryRuns, RememberCallMismatchError, RunActorMismatchError, RunMemory, RunNotStartedError
 
 __all__ = ("OnFile", "OnFileClient", "OnFileError", "Run")
 
 
 class OnFileError(RuntimeError):
-    """The service refused a call (an unknown run, a different actor, a bad token)."""
+    """OnFile refused a call: `status` is the HTTP status the agent API answers it with, in-process
+    too — 400 an id that cannot be one, 401 a bad token, 409 another actor's run, a remember call
+    before the digest or a reused call id with other arguments, or runs of another thread, 410 a
+    run whose journal was pruned."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def _check_ids(
+    *,
+    run_id: str | None = None,
+    thread_id: str | None = None,
+    call_id: str | None = None,
+    actor: Actor | None = None,
+    run_ids: Sequence[str] = (),
+) -> None:
+    """The agent API's rule for ids (`store.domain.identifiers`), applied before anything is asked,
+    in-process and over HTTP alike: an `OnFileError` with status 400 naming the first problem."""
+    named: list[tuple[str, str | None, bool]] = [
+        ("runId", run_id, True),
+        ("threadId", thread_id, True),
+        ("callId", call_id, False),
+        *(("runIds", each, True) for each in run_ids),
+    ]
+    if actor is not None:
+        named += [("actor.id", actor.id, False), ("actor.tenantRef", actor.tenant_ref, False)]
+        named += [("actor.roles", role, False) for role in actor.roles]
+    for name, value, in_address in named:
+        problem = None if value is None else id_problem(name, value, in_address=in_address)
+        if problem is not None:
+            raise OnFileError(problem, status=400)
 
 
 class _Remembers(Protocol):
@@ -97,24 +139,35 @@ class OnFile:
 
     async def begin_run(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> Run:
         """The run's memory, resolved on the first call and read back on every later one."""
+        _check_ids(run_id=run_id, thread_id=thread_id, actor=actor)
         try:
             recorded = await self._runs.begin(run_id, actor=actor, thread_id=thread_id, text=text)
         except RunActorMismatchError as error:
-            raise OnFileError(str(error)) from None
+            raise OnFileError(str(error), status=409) from None
+        except RunPrunedError as error:
+            raise OnFileError(str(error), status=410) from None
         return self._run(recorded)
 
     async def thread_deleted(self, thread_id: str) -> None:
+        _check_ids(thread_id=thread_id)
         await self._registry.delete_thread(thread_id)
 
     async def runs_dropped(self, thread_id: str, run_ids: Sequence[str]) -> None:
-        await self._registry.drop_runs(thread_id, run_ids)
+        _check_ids(thread_id=thread_id, run_ids=run_ids)
+        try:
+            await self._registry.drop_runs(thread_id, run_ids)
+        except RunsOnAnotherThreadError as error:
+            raise OnFileError(str(error), status=409) from None
 
     def _run(self, recorded: RunMemory) -> Run:
         async def remember(run_id: str, call_id: str, key: str, fact: str) -> WriteOutcome:
+            _check_ids(call_id=call_id)
             try:
                 return await self._runs.remember(run_id, call_id=call_id, key=key, fact=fact)
-            except RunNotStartedError as error:  # pragma: no cover - a Run exists only after its digest
-                raise OnFileError(str(error)) from None
+            except (RunNotStartedError, RememberCallMismatchError) as error:
+                raise OnFileError(str(error), status=409) from None
+            except RunPrunedError as error:
+                raise OnFileError(str(error), status=410) from None
 
         return Run(recorded.run_id, recorded.block, recorded.digest, recorded.tools, recorded.writable, remember)
 
@@ -136,16 +189,17 @@ class OnFileClient:
         await self.close()
 
     async def begin_run(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> Run:
+        _check_ids(run_id=run_id, thread_id=thread_id, actor=actor)
         body = {
             "actor": {"id": actor.id, "tenantRef": actor.tenant_ref, "roles": list(actor.roles)},
             "threadId": thread_id,
             "text": text,
         }
-        data = await self._call("POST", f"/agent/runs/{run_id}/digest", body)
+        data = await self._call("POST", f"/agent/runs/{_segment(run_id)}/digest", body)
         digest = digest_from_json(
             {
                 "scopes": data["scopes"],
-                "entries": [{**e, "recordPinned": e["pinned"]} for e in data["entries"]],
+                "entries": data["entries"],
                 "omitted": data["omitted"],
                 "pinnedOmitted": data["pinnedOmitted"],
                 "recalled": data["recalled"],
@@ -154,13 +208,17 @@ class OnFileClient:
         return Run(run_id, data["block"], digest, tuple(data["tools"]), data["writable"], self._remember)
 
     async def thread_deleted(self, thread_id: str) -> None:
-        await self._call("DELETE", f"/agent/threads/{thread_id}", None)
+        _check_ids(thread_id=thread_id)
+        await self._call("DELETE", f"/agent/threads/{_segment(thread_id)}", None)
 
     async def runs_dropped(self, thread_id: str, run_ids: Sequence[str]) -> None:
-        await self._call("POST", f"/agent/threads/{thread_id}/dropped-runs", {"runIds": list(run_ids)})
+        _check_ids(thread_id=thread_id, run_ids=run_ids)
+        await self._call("POST", f"/agent/threads/{_segment(thread_id)}/dropped-runs", {"runIds": list(run_ids)})
 
     async def _remember(self, run_id: str, call_id: str, key: str, fact: str) -> WriteOutcome:
-        data = await self._call("POST", f"/agent/runs/{run_id}/remember", {"callId": call_id, "key": key, "fact": fact})
+        _check_ids(call_id=call_id)
+        body = {"callId": call_id, "key": key, "fact": fact}
+        data = await self._call("POST", f"/agent/runs/{_segment(run_id)}/remember", body)
         if data["ok"]:
             return WriteOutcome(ok=True, record=record_from_json(data["record"]))
         return WriteOutcome(ok=False, error=data["error"])
@@ -173,5 +231,11 @@ class OnFileClient:
             except ValueError:
                 detail = response.text
             msg = f"OnFile answered {response.status_code} to {method} {path}: {detail}"
-            raise OnFileError(msg)
+            raise OnFileError(msg, status=response.status_code)
         return response.json()
+
+
+def _segment(id_: str) -> str:
+    """An id as one segment of an address: every character that could end or escape it encoded
+    (`?` would start a query, `#` a fragment, `%` an escape), so the call acts on that id and no other."""
+    return quote(id_, safe="")

@@ -7,51 +7,62 @@ no browser credential is accepted. The runtime asserts the actor it runs for.
 from __future__ import annotations
 
 import hmac
-import re
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 import msgspec
-from litestar import Response, Router, delete, post
+from litestar import Request, Response, Router, delete, post
+from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.enums import ScopeType
-from litestar.exceptions import NotAuthorizedException
+from litestar.exceptions import HTTPException, NotAuthorizedException, ValidationException
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example, SecurityScheme
 from litestar.params import Body, PathParameter
-from litestar.types import ASGIApp, Receive, Scope, Send
+from litestar.types import ASGIApp, ExceptionHandlersMap, Receive, Scope, Send
 
 from store import Actor, MemoryDigest
 from store.domain.codec import digest_to_json, record_to_json
-from store.persistence import RunPrunedError
-from store.runs import RecordedRun, RunActorMismatchError, RunNotStartedError
+from store.domain.identifiers import MAX_ID_CHARS, id_problem
+from store.persistence import RunPrunedError, RunsOnAnotherThreadError
+from store.runs import RecordedRun, RememberCallMismatchError, RunActorMismatchError, RunNotStartedError
 from web.services import Services
 
 __all__ = ("DigestIn", "DigestOut", "ProblemOut", "RecordOut", "agent_router", "bearer_scheme", "digest_out")
 
-Id = Annotated[str, msgspec.Meta(min_length=1, max_length=200)]
-_CONTROL = re.compile("[\x00-\x1f\x7f]")
+Id = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_CHARS)]
 
 
-def _plain(name: str, *values: str | None) -> None:
-    """Ids and names are plain text: a control character (a NUL above all, which PostgreSQL cannot
-    even compare) names nothing OnFile stores. Raised here, it is a 400 naming the field."""
-    if any(value is not None and _CONTROL.search(value) for value in values):
-        msg = f"{name} contains a control character; ids and names are plain text"
-        raise ValueError(msg)
+def _plain(name: str, *values: str | None, in_address: bool = False) -> None:
+    """Ids are plain visible text (`store.domain.identifiers`): a control character (a NUL above all,
+    which PostgreSQL cannot even compare), an invisible one or a text-direction control names nothing
+    OnFile should store or show. Raised here, it is a 400 naming the field."""
+    for value in values:
+        problem = None if value is None else id_problem(name, value, in_address=in_address)
+        if problem is not None:
+            raise ValueError(problem)
 
 
-PathId = Annotated[str, PathParameter(min_length=1, max_length=200)]
+def _addressed(name: str, value: str) -> None:
+    """A run or thread id from the address, held to the same rule as one in a body."""
+    problem = id_problem(name, value, in_address=True)
+    if problem is not None:
+        raise ValidationException(detail=problem)
+
+
+PathId = Annotated[str, PathParameter(min_length=1, max_length=MAX_ID_CHARS)]
 MEMORY_OFF = "Memory is switched off on this OnFile: no digest is resolved, nothing is written or journaled."
 
 
 class ActorIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     id: Id
-    tenant_ref: Annotated[str, msgspec.Meta(min_length=1, max_length=200)] | None = None
+    tenant_ref: Id | None = None
     roles: Annotated[list[Id], msgspec.Meta(max_length=50)] = msgspec.field(default_factory=list)
 
     def __post_init__(self) -> None:
-        _plain("actor", self.id, self.tenant_ref, *self.roles)
+        _plain("actor.id", self.id)
+        _plain("actor.tenantRef", self.tenant_ref)
+        _plain("actor.roles", *self.roles)
 
 
 class DigestIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
@@ -60,7 +71,7 @@ class DigestIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     text: Annotated[str, msgspec.Meta(max_length=100_000)] = ""
 
     def __post_init__(self) -> None:
-        _plain("threadId", self.thread_id)
+        _plain("threadId", self.thread_id, in_address=True)
 
 
 class OverrideOut(msgspec.Struct, rename="camel"):
@@ -89,6 +100,8 @@ class RecordOut(msgspec.Struct, rename="camel"):
 
 class EntryOut(RecordOut):
     overrides: list[OverrideOut]
+    record_pinned: bool
+    """The record's own pin; `pinned` is the entry's (true when any record of the key is pinned)."""
 
 
 class DigestOut(msgspec.Struct, rename="camel"):
@@ -105,8 +118,8 @@ class DigestOut(msgspec.Struct, rename="camel"):
 
 class RememberIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     call_id: Id
-    key: Annotated[str, msgspec.Meta(max_length=10_000)]
-    fact: Annotated[str, msgspec.Meta(max_length=100_000)]
+    key: str  # the model's, of any length: too long is an ok=false it can correct (the body's size is capped)
+    fact: str
 
     def __post_init__(self) -> None:
         _plain("callId", self.call_id)  # the key and the fact are the model's: refused as ok=false
@@ -122,7 +135,7 @@ class DroppedRunsIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     run_ids: Annotated[list[Id], msgspec.Meta(min_length=1, max_length=10_000)]
 
     def __post_init__(self) -> None:
-        _plain("runIds", *self.run_ids)
+        _plain("runIds", *self.run_ids, in_address=True)
 
 
 class ThreadOut(msgspec.Struct, rename="camel"):
@@ -170,7 +183,10 @@ def _record_out(data: dict[str, Any]) -> dict[str, Any]:
 def digest_out(digest: MemoryDigest, *, block: str, writable: bool, tools: Sequence[dict[str, Any]]) -> DigestOut:
     """A digest and its block as the API answers them; the support preview answers in the same shape."""
     payload = digest_to_json(digest)
-    entries = [msgspec.convert({**_record_out(e), "overrides": e["overrides"]}, EntryOut) for e in payload["entries"]]
+    entries = [
+        msgspec.convert({**_record_out(e), "overrides": e["overrides"], "recordPinned": e["recordPinned"]}, EntryOut)
+        for e in payload["entries"]
+    ]
     return DigestOut(
         memory="on",
         scopes=payload["scopes"],
@@ -197,6 +213,7 @@ def _recorded_out(run: RecordedRun) -> DigestOut:
             origin=OriginOut(o.author, o.thread_id, o.run_id, o.actor_ref, o.promoted_from),
             updated_at=e.updated_at,
             overrides=[OverrideOut(v.scope, v.text, v.author) for v in e.overrides],
+            record_pinned=e.record_pinned,
         )
         for e in digest.entries
         for o in (e.origin,)
@@ -230,7 +247,27 @@ def _problem(error: Exception, status: int) -> Response[Any]:
     return Response(ProblemOut(str(error)), status_code=status)
 
 
-_CONFLICT = ResponseSpec(ProblemOut, description="Another actor's run, or a remember call before the run's digest")
+def _http_problem(_: Request[Any, Any, State], error: HTTPException) -> Response[ProblemOut]:
+    """Every other refusal of an agent call — a body or address that is not valid (400, each problem
+    named), no token (401), too large (413) — in the same `{"error"}` shape as the admin API's."""
+    extra = error.extra if isinstance(error.extra, list) else []
+    said = [str(item["message"]) for item in extra if isinstance(item, dict) and item.get("message")]
+    message = f"The request is not valid: {'; '.join(said)}" if said else error.detail
+    return Response(ProblemOut(message), status_code=error.status_code, headers=error.headers)
+
+
+def _too_deep(_: Request[Any, Any, State], __: RecursionError) -> Response[ProblemOut]:
+    """JSON nested deeper than the decoder goes: a request no runtime means to send, a 400."""
+    return Response(ProblemOut("The request is not valid: its JSON is nested too deeply."), status_code=400)
+
+
+AGENT_EXCEPTIONS: ExceptionHandlersMap = {HTTPException: _http_problem, RecursionError: _too_deep}
+
+
+_CONFLICT = ResponseSpec(ProblemOut, description="Another actor's run")
+_CALL_CONFLICT = ResponseSpec(
+    ProblemOut, description="No digest recorded for the run yet, or the callId was used with another key or fact"
+)
 _GONE = ResponseSpec(ProblemOut, description="The run's journal was pruned: start a new run")
 
 DIGEST_EXAMPLE = {
@@ -257,6 +294,7 @@ async def run_digest(
     run_id: PathId,
     data: Annotated[DigestIn, Body(examples=[Example(summary="A turn", value=DIGEST_EXAMPLE)])],
 ) -> Response[DigestOut]:
+    _addressed("runId", run_id)
     if not services.settings.memory_enabled:
         off = DigestOut("off", [], [], 0, 0, False, "", False, [])
         return Response(off)
@@ -277,10 +315,10 @@ async def run_digest(
         "Writes the fact at the run's actor's own scope, authorised against the run's recorded scopes. Executed "
         "once per (runId, callId): a retry or a replay returns the recorded outcome and writes nothing. A model's "
         "mistake (empty, too long, more than one line) is ok=false with an error the model can act on. A run "
-        "with no recorded digest is 409."
+        "with no recorded digest is 409, and so is a callId already carried out with another key or fact."
     ),
     status_code=200,
-    responses={409: _CONFLICT, 410: _GONE},
+    responses={409: _CALL_CONFLICT, 410: _GONE},
 )
 async def run_remember(
     services: NamedDependency[Services],
@@ -294,11 +332,12 @@ async def run_remember(
         ),
     ],
 ) -> Response[RememberOut]:
+    _addressed("runId", run_id)
     if not services.settings.memory_enabled:
         return Response(RememberOut(ok=False, error=MEMORY_OFF))
     try:
         outcome = await services.runs.remember(run_id, call_id=data.call_id, key=data.key, fact=data.fact)
-    except RunNotStartedError as error:
+    except (RunNotStartedError, RememberCallMismatchError) as error:
         return _problem(error, 409)
     except RunPrunedError as error:
         return _problem(error, 410)
@@ -314,6 +353,7 @@ async def run_remember(
     status_code=200,
 )
 async def thread_deleted(services: NamedDependency[Services], thread_id: PathId) -> ThreadOut:
+    _addressed("threadId", thread_id)
     await services.registry.delete_thread(thread_id)
     return ThreadOut(thread_id=thread_id)
 
@@ -321,16 +361,24 @@ async def thread_deleted(services: NamedDependency[Services], thread_id: PathId)
 @post(
     "/threads/{thread_id:str}/dropped-runs",
     summary="Turns were dropped from a conversation's history",
-    description="The history ceiling dropped these runs: memories are kept; their origins stop resolving.",
+    description=(
+        "The history ceiling dropped these runs: memories are kept; their origins stop resolving. A run "
+        "registered on another thread is refused with 409, and then nothing in the call is marked."
+    ),
     status_code=200,
+    responses={409: ResponseSpec(ProblemOut, description="A named run belongs to another thread")},
 )
 async def runs_dropped(
     services: NamedDependency[Services],
     thread_id: PathId,
     data: Annotated[DroppedRunsIn, Body(examples=[Example(value={"runIds": ["run_1", "run_2"]})])],
-) -> ThreadOut:
-    await services.registry.drop_runs(thread_id, data.run_ids)
-    return ThreadOut(thread_id=thread_id)
+) -> Response[ThreadOut]:
+    _addressed("threadId", thread_id)
+    try:
+        await services.registry.drop_runs(thread_id, data.run_ids)
+    except RunsOnAnotherThreadError as error:
+        return _problem(error, 409)
+    return Response(ThreadOut(thread_id=thread_id))
 
 
 bearer_scheme = SecurityScheme(type="http", scheme="bearer", description="One of ONFILE_AGENT_TOKENS.")
@@ -341,4 +389,5 @@ agent_router = Router(
     middleware=[bearer_middleware],
     security=[{"agentToken": []}],
     tags=["agent runtime"],
+    exception_handlers=AGENT_EXCEPTIONS,
 )

@@ -181,6 +181,11 @@ class Settings:
         if len(self.secret_key) < 32:
             msg = "ONFILE_SECRET_KEY must be at least 32 characters."
             raise SettingsError(msg)
+        for token in self.agent_token_list:
+            if not all("!" <= character <= "~" for character in token):
+                # an HTTP header carries ASCII: a token with anything else could never be presented
+                msg = "ONFILE_AGENT_TOKENS: each token must be printable ASCII with no space inside it."
+                raise SettingsError(msg)
 
     @classmethod
     def names(cls) -> tuple[str, ...]:

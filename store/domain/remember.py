@@ -113,7 +113,14 @@ def _reordered(name: str, value: str) -> str | None:
 
 
 def _empty(name: str, value: str) -> str | None:
-    return None if value else f"The {name} is empty. Give a {name} and try again."
+    """Empty also when nothing in it shows: only spaces and invisible formatting characters (a
+    zero-width space alone would be a line of the block with nothing to read on it)."""
+    if any(unicodedata.category(ch) not in _BLANK for ch in value):
+        return None
+    return f"The {name} is empty. Give a {name} and try again."
+
+
+_BLANK = frozenset({"Cf", "Zs"})
 
 
 def _too_long(name: str, value: str, limit: int, advice: str) -> str | None:

@@ -19,7 +19,7 @@ from store.persistence.journal import RunJournal, RunPrunedError
 from store.persistence.migrate import downgrade_engine, upgrade, upgrade_engine
 from store.persistence.people import KnownPeople
 from store.persistence.provider import SqlMemoryProvider
-from store.persistence.registry import ConversationRegistry, Origin
+from store.persistence.registry import ConversationRegistry, Origin, RunsOnAnotherThreadError
 from store.persistence.sessions import DashboardSession, DashboardSessions
 
 __all__ = (
@@ -36,6 +36,7 @@ __all__ = (
     "Origin",
     "RunJournal",
     "RunPrunedError",
+    "RunsOnAnotherThreadError",
     "SqlMemoryProvider",
     "database_url_from_environment",
     "downgrade_engine",

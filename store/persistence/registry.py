@@ -29,7 +29,7 @@ from store.persistence.engine import reading, writing
 from store.persistence.tables import ConversationRunRow, ConversationThreadRow, table_of
 from store.persistence.types import utc_now
 
-__all__ = ("ConversationRegistry", "Origin")
+__all__ = ("ConversationRegistry", "Origin", "RunsOnAnotherThreadError")
 
 threads = table_of(ConversationThreadRow)
 runs = table_of(ConversationRunRow)
@@ -41,6 +41,20 @@ class Origin:
 
     thread_id: str | None
     run_id: str | None = None
+
+
+class RunsOnAnotherThreadError(ValueError):
+    """Runs named as dropped from one thread's history were registered on another thread."""
+
+    def __init__(self, thread_id: str, run_ids: Iterable[str]) -> None:
+        self.run_ids = tuple(run_ids)
+        named = ", ".join(self.run_ids[:10])
+        if len(self.run_ids) > 10:
+            named += f" and {len(self.run_ids) - 10} more"
+        super().__init__(
+            f"Nothing was marked: these runs belong to another thread than {thread_id}, so they cannot have "
+            f"been dropped from its history: {named}."
+        )
 
 
 class ConversationRegistry:
@@ -65,17 +79,27 @@ class ConversationRegistry:
             )
 
     async def drop_runs(self, thread_id: str, run_ids: Iterable[str]) -> None:
-        """Mark runs dropped from `thread_id`'s history (registering the ones never seen)."""
+        """Mark runs dropped from `thread_id`'s history (registering the ones never seen). A run
+        registered on another thread was not in this one's history: `RunsOnAnotherThreadError`, and
+        nothing is marked (one wrong id in a list is the runtime's mistake, not a partial success)."""
         wanted = list(dict.fromkeys(run_ids))
         if not wanted:
             return
         now = self._clock()
         async with writing(self._engine) as connection:
+            elsewhere = await connection.execute(
+                select(runs.c.run_id).where(runs.c.run_id.in_(wanted), runs.c.thread_id != thread_id)
+            )
+            strangers = sorted(elsewhere.scalars())
+            if strangers:
+                raise RunsOnAnotherThreadError(thread_id, strangers)
             await _ensure_thread(connection, thread_id, None)
             rows = [{"run_id": r, "thread_id": thread_id, "actor": None, "registered_at": now} for r in wanted]
             await connection.execute(_insert_or_ignore(connection, runs), rows)
             await connection.execute(
-                update(runs).where(runs.c.run_id.in_(wanted), runs.c.dropped_at.is_(None)).values(dropped_at=now)
+                update(runs)
+                .where(runs.c.run_id.in_(wanted), runs.c.thread_id == thread_id, runs.c.dropped_at.is_(None))
+                .values(dropped_at=now)
             )
 
     async def erase_actor(self, actor_id: str) -> int:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from store.persistence.registry import ConversationRegistry, Origin
+from store.persistence.registry import ConversationRegistry, Origin, RunsOnAnotherThreadError
 
 
 def counting_statements(engine: AsyncEngine) -> list[str]:
@@ -60,6 +61,19 @@ async def test_dropping_a_run_never_registered_marks_it_gone(engine: AsyncEngine
     await registry.drop_runs("thr_9", ["run_old"])
 
     assert await registry.origins_resolve([Origin("thr_9", "run_old"), Origin("thr_9")]) == {Origin("thr_9")}
+
+
+async def test_a_run_of_another_thread_is_not_dropped_and_nothing_in_the_call_is(engine: AsyncEngine) -> None:
+    registry = ConversationRegistry(engine)
+    await registry.register_run("run_a", "thr_a", "ada")
+    await registry.register_run("run_b", "thr_b", "ada")
+
+    with pytest.raises(RunsOnAnotherThreadError, match="run_a") as refused:
+        await registry.drop_runs("thr_b", ["run_b", "run_a", "run_new"])
+
+    assert refused.value.run_ids == ("run_a",)
+    origins = [Origin("thr_a", "run_a"), Origin("thr_b", "run_b"), Origin("thr_b", "run_new")]
+    assert await registry.origins_resolve(origins) == set(origins)
 
 
 async def test_deleting_a_thread_never_registered_leaves_a_tombstone(engine: AsyncEngine) -> None:

@@ -11,7 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext
 from store.persistence import ConversationRegistry, KnownPeople, Origin, RunJournal, SqlMemoryProvider
-from store.runs import MemoryRuns, RunActorMismatchError, RunNotStartedError
+from store.runs import MemoryRuns, RememberCallMismatchError, RunActorMismatchError, RunNotStartedError
 from tests.builders import T0
 
 ADA = Actor(id="ada", tenant_ref="berlin")
@@ -67,16 +67,37 @@ async def test_remember_runs_once_per_call_and_a_replay_returns_the_recorded_out
     await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="")
 
     first = await runs.remember("run_1", call_id="call_1", key="tone", fact="short answers")
-    replay = await runs.remember("run_1", call_id="call_1", key="tone", fact="a different fact on replay")
+    replay = await runs.remember("run_1", call_id="call_1", key="tone", fact="short answers")
+    with pytest.raises(RememberCallMismatchError, match="Call call_1 of run run_1 was already carried out"):
+        await runs.remember("run_1", call_id="call_1", key="tone", fact="a different fact under the same id")
+    with pytest.raises(RememberCallMismatchError):
+        await runs.remember("run_1", call_id="call_1", key="tone2", fact="short answers")
     mistake = await runs.remember("run_1", call_id="call_2", key="tone", fact="")
+    mistake_again = await runs.remember("run_1", call_id="call_2", key="tone", fact="")
 
     assert first.ok
     assert replay == first
+    assert mistake_again == mistake
     assert (mistake.ok, mistake.error) == (False, "The fact is empty. Give a fact and try again.")
     stored = await provider.list(scopes=["actor:ada"], ctx=None)  # type: ignore[arg-type]
     assert [(r.key, r.text) for r in stored] == [("tone", "short answers")]
     assert first.record is not None
     assert first.record.origin == MemoryOrigin(author="agent", thread_id="thr_1", run_id="run_1", actor_ref="ada")
+
+
+async def test_an_outcome_journaled_before_arguments_were_kept_is_answered_as_it_is(engine: AsyncEngine) -> None:
+    runs, _ = runs_over(engine)
+    await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="")
+    journal = RunJournal(engine)
+
+    async def old_outcome() -> dict[str, object]:
+        return {"ok": False, "error": "recorded by an earlier version"}
+
+    await journal.checkpoint("run_1", "tool:call_old", old_outcome, actor_id="ada", exclusive=True)
+
+    outcome = await runs.remember("run_1", call_id="call_old", key="tone", fact="anything")
+
+    assert (outcome.ok, outcome.error) == (False, "recorded by an earlier version")
 
 
 class ChangingResolver:

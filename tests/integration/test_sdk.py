@@ -16,7 +16,9 @@ async def test_a_run_begun_in_process_replays_and_remembers_once(database_url: s
     async with await OnFile.open(database_url, max_memories=5) as onfile:
         run = await onfile.begin_run("run_1", actor=ADA, thread_id="thr_1", text="")
         saved = await run.remember("call_1", "tone", "short answers")
-        again = await run.remember("call_1", "tone", "something else")
+        again = await run.remember("call_1", "tone", "short answers")
+        with pytest.raises(OnFileError, match="already carried out with another key or fact") as reused:
+            await run.remember("call_1", "tone", "something else")
         replay = await onfile.begin_run("run_1", actor=ADA, thread_id="thr_1", text="")
         next_turn = await onfile.begin_run("run_2", actor=ADA, thread_id="thr_1", text="")
 
@@ -24,6 +26,7 @@ async def test_a_run_begun_in_process_replays_and_remembers_once(database_url: s
     assert [t["name"] for t in run.tools] == ["remember"]
     assert saved.ok
     assert again == saved
+    assert reused.value.status == 409
     assert replay.block == run.block
     assert "- [actor:ada] tone: short answers" in next_turn.block
 

@@ -44,6 +44,9 @@ def test_the_tool_states_the_configured_fact_limit() -> None:
         ("   ", "x", "The key is empty"),
         ("k", "", "The fact is empty"),
         ("k", " \t ", "The fact is empty"),
+        ("\u200b", "x", "The key is empty"),
+        ("k", "\u200b \u2060\u00a0\ufeff", "The fact is empty"),
+        ("k", "\u200d\u200c", "The fact is empty"),
         (
             "k" * (MAX_KEY_CHARS + 1),
             "x",
@@ -73,6 +76,8 @@ def test_a_models_mistake_is_an_error_it_can_act_on(key: str, fact: str, error: 
         ("units", "report distances in kilometres"),
         ("emoji", "likes 🚚 trucks and עברית"),
         ("k", "é" * DEFAULT_MAX_FACT_CHARS),
+        ("👩\u200d👩\u200d👧", "a family emoji is letters joined by zero-width joiners"),
+        ("\u200bvisible", "a zero-width space beside letters is still a key with letters"),
     ],
 )
 def test_a_fact_within_the_limits_passes(key: str, fact: str) -> None:

@@ -72,3 +72,13 @@ def test_serving_needs_a_long_secret_and_a_provider() -> None:
         Settings(
             secret_key="short", oidc_issuer="http://i", oidc_client_id="c", oidc_client_secret="s"
         ).require_server_settings()
+
+
+@pytest.mark.parametrize("tokens", ["tök-ü", "good-token, two words", "tab\tinside"])
+def test_an_agent_token_no_header_can_carry_is_refused_at_start_up(tokens: str) -> None:
+    settings = Settings(
+        secret_key="s" * 32, oidc_issuer="http://i", oidc_client_id="c", oidc_client_secret="s", agent_tokens=tokens
+    )
+
+    with pytest.raises(SettingsError, match="ONFILE_AGENT_TOKENS: each token must be printable ASCII"):
+        settings.require_server_settings()

@@ -84,7 +84,8 @@ async def test_remember_runs_once_per_call_and_mistakes_are_results(
     call = {"callId": "call_1", "key": "tone", "fact": "short answers"}
 
     first = await client.post("/agent/runs/run_1/remember", json=call, headers=AUTH)
-    retry = await client.post("/agent/runs/run_1/remember", json={**call, "fact": "changed"}, headers=AUTH)
+    retry = await client.post("/agent/runs/run_1/remember", json=call, headers=AUTH)
+    reused = await client.post("/agent/runs/run_1/remember", json={**call, "fact": "changed"}, headers=AUTH)
     too_long = await client.post(
         "/agent/runs/run_1/remember", json={"callId": "call_2", "key": "k", "fact": "x" * 300}, headers=AUTH
     )
@@ -103,6 +104,11 @@ async def test_remember_runs_once_per_call_and_mistakes_are_results(
         "promotedFrom": None,
     }
     assert retry.content == first.content
+    assert reused.status_code == 409
+    assert reused.json() == {
+        "error": "Call call_1 of run run_1 was already carried out with another key or fact; nothing was written. "
+        "Give each remember call its own callId."
+    }
     assert too_long.json() == {
         "ok": False,
         "error": "The fact is 300 characters long; the limit is 240. State it in one shorter sentence.",

@@ -24,7 +24,7 @@ async def test_the_client_begins_replays_and_remembers_through_the_api(
 
     run = await onfile.begin_run("run_1", actor=ADA, thread_id="thr_1", text="labels")
     saved = await run.remember("call_1", "tone", "short answers")
-    again = await run.remember("call_1", "tone", "other")
+    again = await run.remember("call_1", "tone", "short answers")
     mistake = await run.remember("call_2", "tone", "")
     replay = await onfile.begin_run("run_1", actor=ADA, thread_id="thr_1", text="labels")
     local = await services.runs.begin("run_1", actor=ADA, thread_id="thr_1", text="labels")

@@ -70,13 +70,13 @@ _EXAMPLE_BUDGET = {"scope": "tenant:berlin", "pinnedKeys": 3, "maxMemories": 20,
 
 class SharedMemoryIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     scope: Annotated[str, msgspec.Meta(max_length=1_000)]
-    key: Annotated[str, msgspec.Meta(max_length=10_000)]
-    text: Annotated[str, msgspec.Meta(max_length=100_000)]
+    key: str  # any length: too long is refused with the limit named (the body's size is capped)
+    text: str
     pinned: bool = False
 
 
 class TextIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
-    text: Annotated[str, msgspec.Meta(max_length=100_000)]
+    text: str
 
 
 class PinIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
