@@ -7,7 +7,10 @@ order, then key: never recency or score, so the block does not reshuffle on ever
 provider's prompt cache survives.
 
 Whatever is in the database, every record is exactly one line of the block: stored text is
-neutralised so it cannot open a line, close the block or forge a section.
+neutralised so it cannot open a line, close the block or forge a section. The one record left out is
+a wider value identical to the one overriding it (a note published for the whole organisation from
+someone's own): the preamble tells the model to point out where a person's setting differs from the
+wider one, and it differs from nothing.
 """
 
 from __future__ import annotations
@@ -90,7 +93,8 @@ def build_memory_block(digest: MemoryDigest, *, writable: bool) -> str:
         section = stated if record.origin.author == "human" else concluded
         section.append(_head_line(record.scope, record.key, record.text))
         for override in entry.overrides:
-            section.append(_override_line(override))
+            if override.text != record.text:  # the same value held wider differs from nothing
+                section.append(_override_line(override))
 
     lines = [BLOCK_OPEN, PREAMBLE]
     if digest.is_partial:

@@ -165,7 +165,7 @@ def in_render_order(digest: MemoryDigest) -> list[DigestEntry]:
 
 def _entry_lines(entry: DigestEntry) -> list[str]:
     head = f"- [{neutralise(entry.scope)}] {neutralise(entry.key)}: {neutralise(entry.text)}"
-    return [head, *(_override_line(o) for o in entry.overrides)]
+    return [head, *(_override_line(o) for o in entry.overrides if o.text != entry.text)]
 
 
 def _override_line(override: Override) -> str:

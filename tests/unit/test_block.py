@@ -53,6 +53,18 @@ def test_a_beaten_value_a_person_wrote_is_framed_as_what_a_person_stated() -> No
     assert lines[-3:-1] == ["    ↳ [tenant:berlin] instead has: April", "    ↳ [global] a person stated: October"]
 
 
+def test_a_wider_value_identical_to_the_one_overriding_it_is_left_out_as_it_differs_from_nothing() -> None:
+    units = entry(
+        make_record("units", "kilometres", "actor:lena", author="human"),
+        override("tenant:berlin", "kilometres", "human"),
+        override("global", "miles", "human"),
+    )
+
+    lines = build_memory_block(digest(units), writable=False).split("\n")
+
+    assert lines[-3:-1] == ["- [actor:lena] units: kilometres", "    ↳ [global] a person stated: miles"]
+
+
 def test_no_entries_means_no_block_at_all() -> None:
     assert build_memory_block(digest(omitted=3, recalled=True), writable=True) == ""
 
