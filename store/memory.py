@@ -35,6 +35,7 @@ __all__ = (
     "memories_on_file",
     "memory_for_turn",
     "offer_memories",
+    "prepare_turn",
     "select_for_turn",
     "write_memory",
 )
@@ -137,20 +138,28 @@ async def memory_for_turn(
     config: MemoryConfig, ctx: ScopeContext, *, run_id: str | None, query: str | None = None
 ) -> TurnMemory:
     """Offer, render and report one turn's memory (publishes `memory.resolved`)."""
+    turn, resolved = await prepare_turn(config, ctx, run_id=run_id, query=query)
+    config.diagnostics.publish(resolved)
+    return turn
+
+
+async def prepare_turn(
+    config: MemoryConfig, ctx: ScopeContext, *, run_id: str | None, query: str | None = None
+) -> tuple[TurnMemory, MemoryResolved]:
+    """`memory_for_turn` with its `memory.resolved` handed back instead of published: for a caller
+    that reports the turn only once it is the one that counts (a journaled run that won its race)."""
     digest = await offer_memories(config, ctx, query)
     block = build_memory_block(digest, writable=config.writable)
-    config.diagnostics.publish(
-        MemoryResolved(
-            run_id=run_id,
-            scopes=len(digest.scopes),
-            offered=digest.offered,
-            omitted=digest.omitted,
-            pinned_omitted=digest.pinned_omitted,
-            recalled=digest.recalled,
-            prompt_chars=len(block),
-        )
+    resolved = MemoryResolved(
+        run_id=run_id,
+        scopes=len(digest.scopes),
+        offered=digest.offered,
+        omitted=digest.omitted,
+        pinned_omitted=digest.pinned_omitted,
+        recalled=digest.recalled,
+        prompt_chars=len(block),
     )
-    return TurnMemory(digest=digest, block=block, tools=config.tools())
+    return TurnMemory(digest=digest, block=block, tools=config.tools()), resolved
 
 
 async def write_memory(

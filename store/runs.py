@@ -17,9 +17,10 @@ from typing import Any, Literal, Protocol
 
 import msgspec
 
+from store.diagnostics import MemoryResolved
 from store.domain.codec import digest_from_json, digest_to_json, record_from_json, record_to_json
 from store.domain.types import Actor, MemoryDigest, ScopeContext
-from store.memory import MemoryConfig, WriteOutcome, memory_for_turn, write_memory
+from store.memory import MemoryConfig, WriteOutcome, prepare_turn, write_memory
 
 __all__ = (
     "DIGEST_POSITION",
@@ -229,7 +230,7 @@ class MemoryRuns:
         and writes nothing."""
         stored = await self._journal.stored_json(run_id, DIGEST_POSITION)
         if stored is None:
-            recorded = await self._resolve(run_id, actor, thread_id, text)
+            recorded, resolved = await self._resolve(run_id, actor, thread_id, text)
 
             async def alongside() -> None:
                 if thread_id:
@@ -241,7 +242,9 @@ class MemoryRuns:
             won, stored = await self._journal.store_json(
                 run_id, DIGEST_POSITION, payload, actor_id=actor.id, alongside=alongside
             )
-            if not won:
+            if won:  # a racer that lost resolved nothing anyone will see: it is not counted
+                self._config.diagnostics.publish(resolved)
+            else:
                 recorded = _decode_recorded(stored)
         else:
             recorded = _decode_recorded(stored)
@@ -249,12 +252,13 @@ class MemoryRuns:
             raise RunActorMismatchError(run_id, recorded.actor.id, actor.id)
         return recorded
 
-    async def _resolve(self, run_id: str, actor: Actor, thread_id: str | None, text: str) -> RecordedRun:
+    async def _resolve(
+        self, run_id: str, actor: Actor, thread_id: str | None, text: str
+    ) -> tuple[RecordedRun, MemoryResolved]:
         ctx = ScopeContext(actor=actor, thread_id=thread_id)
-        turn = await memory_for_turn(self._config, ctx, run_id=run_id, query=text)
-        return _recorded(
-            RunMemory(run_id, actor, thread_id, turn.digest, turn.block, self._config.writable, turn.tools)
-        )
+        turn, resolved = await prepare_turn(self._config, ctx, run_id=run_id, query=text)
+        memory = RunMemory(run_id, actor, thread_id, turn.digest, turn.block, self._config.writable, turn.tools)
+        return _recorded(memory), resolved
 
     async def recorded(self, run_id: str) -> RunMemory:
         """The run's recorded memory; `RunNotStartedError` when it has none."""

@@ -18,7 +18,9 @@ __all__ = ("MemoryMetrics",)
 logger = logging.getLogger("onfile.memory")
 
 _HELP = {
-    "onfile_memory_resolved_total": "Turns whose memory digest was resolved (replays are not counted).",
+    "onfile_memory_resolved_total": (
+        "Turns whose memory digest was resolved (each run once: replays and racers that lost are not counted)."
+    ),
     "onfile_memory_offered_total": "Memories offered to the model, summed over resolved turns.",
     "onfile_memory_omitted_total": "Applicable memories left out by the ceiling, summed over resolved turns.",
     "onfile_memory_pinned_omitted_total": "Always-on memories left out by the ceiling: alert on any increase.",

@@ -10,6 +10,7 @@ from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext
+from store.diagnostics import Diagnostics
 from store.persistence import ConversationRegistry, KnownPeople, Origin, RunJournal, SqlMemoryProvider
 from store.runs import MemoryRuns, RememberCallMismatchError, RunActorMismatchError, RunNotStartedError
 from tests.builders import T0
@@ -98,6 +99,35 @@ async def test_an_outcome_journaled_before_arguments_were_kept_is_answered_as_it
     outcome = await runs.remember("run_1", call_id="call_old", key="tone", fact="anything")
 
     assert (outcome.ok, outcome.error) == (False, "recorded by an earlier version")
+
+
+class ForgetfulJournal:
+    """A journal whose first look for a run always finds nothing: every call resolves and then races
+    to store, as a process does that looked a moment before another one stored."""
+
+    def __init__(self, journal: RunJournal) -> None:
+        self._journal = journal
+        self.checkpoint = journal.checkpoint
+        self.store_json = journal.store_json
+
+    async def stored_json(self, run_id: str, position: str) -> str | None:
+        return None
+
+
+async def test_a_run_is_counted_once_however_many_racers_resolved_it(engine: AsyncEngine) -> None:
+    diagnostics = Diagnostics()
+    heard: list[str | None] = []
+    diagnostics.subscribe(lambda event: heard.append(getattr(event, "run_id", None)))
+    config = MemoryConfig(provider=SqlMemoryProvider(engine), diagnostics=diagnostics)
+    runs = MemoryRuns(config, ForgetfulJournal(RunJournal(engine)), ConversationRegistry(engine))
+
+    first = await runs.begin_recorded("run_1", actor=ADA, thread_id="thr_1", text="")
+    lost = await runs.begin_recorded("run_1", actor=ADA, thread_id="thr_1", text="something else")
+    with pytest.raises(RunActorMismatchError):
+        await runs.begin_recorded("run_1", actor=Actor("bob"), thread_id="thr_1", text="")
+
+    assert lost == first
+    assert heard == ["run_1"]
 
 
 class ChangingResolver:
