@@ -19,6 +19,7 @@ from litestar.exceptions import HTTPException, NotAuthorizedException, Validatio
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example, SecurityScheme
 from litestar.params import Body, PathParameter
+from litestar.status_codes import HTTP_413_REQUEST_ENTITY_TOO_LARGE
 from litestar.types import ASGIApp, ExceptionHandlersMap, Receive, Scope, Send
 
 from store import Actor, MemoryDigest
@@ -30,7 +31,14 @@ from web.services import Services
 
 __all__ = ("DigestIn", "DigestOut", "ProblemOut", "RecordOut", "agent_router", "bearer_scheme", "digest_out")
 
-Id = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_CHARS)]
+_ID_RULE = (
+    "1–200 characters of plain visible text: no control, invisible or text-direction character, no space at "
+    "either end, no U+FFFD."
+)
+Id = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_CHARS, description=_ID_RULE)]
+AddressId = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=MAX_ID_CHARS, description=f"{_ID_RULE} No '/': it goes into addresses.")
+]
 
 
 def _plain(name: str, *values: str | None, in_address: bool = False) -> None:
@@ -50,7 +58,10 @@ def _addressed(name: str, value: str) -> None:
         raise ValidationException(detail=problem)
 
 
-PathId = Annotated[str, PathParameter(min_length=1, max_length=MAX_ID_CHARS)]
+PathId = Annotated[
+    str, PathParameter(min_length=1, max_length=MAX_ID_CHARS, description=f"{_ID_RULE} No '/'; encode '?', '#', '%'.")
+]
+TOO_LARGE = "The request body is larger than OnFile accepts; a turn's text or a fact is far smaller."
 MEMORY_OFF = "Memory is switched off on this OnFile: no digest is resolved, nothing is written or journaled."
 
 
@@ -67,7 +78,7 @@ class ActorIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
 
 class DigestIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     actor: ActorIn
-    thread_id: Id | None = None
+    thread_id: AddressId | None = None
     text: Annotated[str, msgspec.Meta(max_length=100_000)] = ""
 
     def __post_init__(self) -> None:
@@ -132,7 +143,7 @@ class RememberOut(msgspec.Struct, rename="camel", omit_defaults=True):
 
 
 class DroppedRunsIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
-    run_ids: Annotated[list[Id], msgspec.Meta(min_length=1, max_length=10_000)]
+    run_ids: Annotated[list[AddressId], msgspec.Meta(min_length=1, max_length=10_000)]
 
     def __post_init__(self) -> None:
         _plain("runIds", *self.run_ids, in_address=True)
@@ -252,7 +263,12 @@ def _http_problem(_: Request[Any, Any, State], error: HTTPException) -> Response
     named), no token (401), too large (413) — in the same `{"error"}` shape as the admin API's."""
     extra = error.extra if isinstance(error.extra, list) else []
     said = [str(item["message"]) for item in extra if isinstance(item, dict) and item.get("message")]
-    message = f"The request is not valid: {'; '.join(said)}" if said else error.detail
+    if said:
+        message = f"The request is not valid: {'; '.join(said)}"
+    elif error.status_code == HTTP_413_REQUEST_ENTITY_TOO_LARGE:
+        message = TOO_LARGE
+    else:
+        message = error.detail
     return Response(ProblemOut(message), status_code=error.status_code, headers=error.headers)
 
 
@@ -264,11 +280,77 @@ def _too_deep(_: Request[Any, Any, State], __: RecursionError) -> Response[Probl
 AGENT_EXCEPTIONS: ExceptionHandlersMap = {HTTPException: _http_problem, RecursionError: _too_deep}
 
 
-_CONFLICT = ResponseSpec(ProblemOut, description="Another actor's run")
-_CALL_CONFLICT = ResponseSpec(
-    ProblemOut, description="No digest recorded for the run yet, or the callId was used with another key or fact"
+def _refusal(description: str, example: str) -> ResponseSpec:
+    return ResponseSpec(ProblemOut, description=description, examples=[Example(value={"error": example})])
+
+
+_REFUSALS = {
+    400: _refusal(
+        "The body or an id in the address is not valid; every problem is named",
+        "The request is not valid: actor.id contains an invisible or control character (U+202E); ids are plain "
+        "visible text.",
+    ),
+    401: _refusal(
+        "No Authorization: Bearer header with one of ONFILE_AGENT_TOKENS",
+        "Agent calls need an Authorization: Bearer header with one of ONFILE_AGENT_TOKENS.",
+    ),
+    413: _refusal("The body is larger than OnFile accepts", TOO_LARGE),
+}
+_CONFLICT = _refusal("Another actor's run", "Run run_42 was resolved for actor u1, not u2.")
+_CALL_CONFLICT = _refusal(
+    "No digest recorded for the run yet, or the callId was used with another key or fact",
+    "Call call_1 of run run_42 was already carried out with another key or fact; nothing was written. Give each "
+    "remember call its own callId.",
 )
-_GONE = ResponseSpec(ProblemOut, description="The run's journal was pruned: start a new run")
+_GONE = _refusal(
+    "The run's journal was pruned: start a new run",
+    "Run run_42 was pruned after its retention ended: its memory can no longer be replayed. Start a new run.",
+)
+_EXAMPLE_RECORD = {
+    "id": "mem_01HZX3",
+    "key": "units",
+    "text": "report distances in kilometres",
+    "scope": "actor:u1",
+    "pinned": False,
+    "origin": {"author": "agent", "threadId": "thr_41", "runId": "run_40", "actorRef": "u1", "promotedFrom": None},
+    "updatedAt": "2026-12-01T09:00:00+00:00",
+}
+_DIGEST_ANSWER = ResponseSpec(
+    DigestOut,
+    description="The run's memory: recorded on the first call, the same bytes on every later one",
+    examples=[
+        Example(
+            summary="A turn with one memory",
+            value={
+                "memory": "on",
+                "scopes": ["actor:u1", "tenant:berlin", "global"],
+                "entries": [{**_EXAMPLE_RECORD, "overrides": [], "recordPinned": False}],
+                "omitted": 0,
+                "pinnedOmitted": 0,
+                "recalled": True,
+                "block": "<memory>\n…\n- [actor:u1] units: report distances in kilometres\n</memory>",
+                "writable": True,
+                "tools": [{"name": "remember", "description": "…", "parameters": {"type": "object"}}],
+            },
+        )
+    ],
+)
+_REMEMBER_ANSWER = ResponseSpec(
+    RememberOut,
+    description="The call's outcome: the record written, or a mistake the model can act on",
+    examples=[
+        Example(summary="Written", value={"ok": True, "record": _EXAMPLE_RECORD}),
+        Example(
+            summary="A model's mistake",
+            value={"ok": False, "error": "The fact contains a line break. It must be a single line of plain text."},
+        ),
+    ],
+)
+_THREAD_ANSWER = ResponseSpec(
+    ThreadOut,
+    description="Done: memories are kept",
+    examples=[Example(value={"threadId": "thr_41", "memoriesKept": True})],
+)
 
 DIGEST_EXAMPLE = {
     "actor": {"id": "u1", "tenantRef": "berlin", "roles": ["staff"]},
@@ -287,7 +369,7 @@ DIGEST_EXAMPLE = {
         "actor is refused with 409."
     ),
     status_code=200,
-    responses={409: _CONFLICT, 410: _GONE},
+    responses={200: _DIGEST_ANSWER, **_REFUSALS, 409: _CONFLICT, 410: _GONE},
 )
 async def run_digest(
     services: NamedDependency[Services],
@@ -318,7 +400,7 @@ async def run_digest(
         "with no recorded digest is 409, and so is a callId already carried out with another key or fact."
     ),
     status_code=200,
-    responses={409: _CALL_CONFLICT, 410: _GONE},
+    responses={200: _REMEMBER_ANSWER, **_REFUSALS, 409: _CALL_CONFLICT, 410: _GONE},
 )
 async def run_remember(
     services: NamedDependency[Services],
@@ -351,6 +433,7 @@ async def run_remember(
     summary="A conversation was deleted",
     description="Memories concluded in it are kept; their origins stop resolving and the dashboard marks them.",
     status_code=200,
+    responses={200: _THREAD_ANSWER, **_REFUSALS},
 )
 async def thread_deleted(services: NamedDependency[Services], thread_id: PathId) -> ThreadOut:
     _addressed("threadId", thread_id)
@@ -366,7 +449,15 @@ async def thread_deleted(services: NamedDependency[Services], thread_id: PathId)
         "registered on another thread is refused with 409, and then nothing in the call is marked."
     ),
     status_code=200,
-    responses={409: ResponseSpec(ProblemOut, description="A named run belongs to another thread")},
+    responses={
+        200: _THREAD_ANSWER,
+        **_REFUSALS,
+        409: _refusal(
+            "A named run belongs to another thread",
+            "Nothing was marked: these runs belong to another thread than thr_41, so they cannot have been dropped "
+            "from its history: run_7.",
+        ),
+    },
 )
 async def runs_dropped(
     services: NamedDependency[Services],

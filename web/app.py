@@ -14,7 +14,6 @@ from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.logging import LoggingConfig
 from litestar.openapi import OpenAPIConfig
-from litestar.openapi.plugins import JsonRenderPlugin
 from litestar.openapi.spec import Components
 from litestar.plugins.htmx import HTMXPlugin, HTMXRequest
 from litestar.plugins.jinja import JinjaTemplateEngine
@@ -32,6 +31,7 @@ from web.auth.oidc import OidcClient, TransactionSealer
 from web.auth.routes import callback, login, logout, signed_out
 from web.errors import LoginRequiredError, database_error_handler, login_required_handler
 from web.housekeeping import pruning_every
+from web.openapi_document import REQUEST_BODIES, ExactBodiesJsonRenderPlugin
 from web.pages.memories import forget_on_page, memories, promote_on_page, undo_forget
 from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
 from web.readback import delete_memory, list_memories
@@ -164,7 +164,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             version="0.1.0",
             description="What an AI assistant has on file about people, and the people's own view of it.",
             path="/schema",
-            render_plugins=[JsonRenderPlugin()],
+            render_plugins=[ExactBodiesJsonRenderPlugin(REQUEST_BODIES)],
             components=Components(
                 security_schemes={
                     "agentToken": bearer_scheme,

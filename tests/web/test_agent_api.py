@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+import msgspec
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
@@ -13,6 +14,7 @@ from store import Actor, MemoryOrigin, MemoryRecord
 from store.persistence import Origin
 from tests.builders import T0
 from tests.web.conftest import AGENT_TOKEN, AGENT_TOKEN_OLD, LoginAs
+from web.agent_api import DigestOut, RememberOut
 from web.app import create_app
 from web.services import Services, open_services
 from web.settings import Settings
@@ -264,3 +266,46 @@ async def test_the_openapi_document_describes_the_agent_routes_with_examples(cli
     digest_op = paths["/agent/runs/{run_id}/digest"]["post"]
     assert digest_op["requestBody"]["content"]["application/json"]["schema"]["examples"][0]["actor"]["id"] == "u1"
     assert document["components"]["securitySchemes"]["agentToken"]["scheme"] == "bearer"
+
+
+async def test_the_openapi_document_states_exactly_what_the_agent_routes_accept_and_answer(
+    client: AsyncTestClient[Litestar],
+) -> None:
+    document = (await client.get("/schema/openapi.json")).json()
+    schemas = document["components"]["schemas"]
+    agent_operations = [
+        (path, method, operation)
+        for path, item in document["paths"].items()
+        if path.startswith(("/agent/runs", "/agent/threads"))
+        for method, operation in item.items()
+    ]
+
+    for name in ("DigestIn", "ActorIn", "RememberIn", "DroppedRunsIn", "SharedMemoryIn", "TextIn", "PinIn"):
+        assert schemas[name]["additionalProperties"] is False, name
+    assert schemas["ActorIn"]["properties"]["roles"]["items"] == {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 200,
+        "description": schemas["ActorIn"]["properties"]["id"]["description"],
+    }
+    assert "No '/'" in schemas["DroppedRunsIn"]["properties"]["runIds"]["items"]["description"]
+    assert len(agent_operations) == 4
+    for path, method, operation in agent_operations:
+        responses = operation["responses"]
+        assert {"200", "400", "401", "413"} <= set(responses), (path, method)
+        for status, response in responses.items():
+            content = response["content"]["application/json"]
+            assert content["examples"], (path, method, status)
+            if status != "200":
+                assert content["schema"] == {"$ref": "#/components/schemas/ProblemOut"}, (path, method, status)
+                for example in content["examples"].values():
+                    assert list(example["value"]) == ["error"]
+    digest_example = agent_operations_answer(document, "/agent/runs/{run_id}/digest")
+    assert msgspec.convert(digest_example, DigestOut).memory == "on"
+    remember_example = agent_operations_answer(document, "/agent/runs/{run_id}/remember")
+    assert msgspec.convert(remember_example, RememberOut).ok is True
+
+
+def agent_operations_answer(document: dict[str, Any], path: str) -> Any:
+    examples = document["paths"][path]["post"]["responses"]["200"]["content"]["application/json"]["examples"]
+    return next(iter(examples.values()))["value"]

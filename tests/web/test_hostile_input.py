@@ -128,6 +128,9 @@ async def test_a_body_too_large_to_read_is_refused_before_it_is_read(
     answer = await client.post(run, content=huge, headers={**AUTH, "Content-Type": "application/json"})
 
     assert answer.status_code == 413
+    assert answer.json() == {
+        "error": "The request body is larger than OnFile accepts; a turn's text or a fact is far smaller."
+    }
     assert await on_file(services) == []
 
 
