@@ -1,0 +1,73 @@
+"""Ids the way a real server receives them. The test client decodes an address twice, which no
+server does, so what `%` in an id does is seen here, against `onfile serve`: the HTTP client sends each
+id as one encoded segment and the server acts on exactly that id; bytes that are not UTF-8 are a 400,
+never an id that collides with another."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from store import Actor
+from store.persistence import ConversationRegistry, Origin, open_engine
+from store.sdk import OnFileClient
+from tests.processes.servers import ServerProcess
+
+TOKEN = "served-ids-agent-token-0123456789"
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[ServerProcess, str]]:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'onfile.sqlite3'}"
+    environment = {
+        "ONFILE_DATABASE_URL": url,
+        "ONFILE_SECRET_KEY": "served-ids-secret-key-0123456789abcdef",
+        "ONFILE_OIDC_ISSUER": "http://127.0.0.1:9/unused",
+        "ONFILE_OIDC_CLIENT_ID": "onfile",
+        "ONFILE_OIDC_CLIENT_SECRET": "secret",
+        "ONFILE_AGENT_TOKENS": TOKEN,
+    }
+    server = ServerProcess(environment, tmp_path / "server.log").start()
+    try:
+        yield server, url
+    finally:
+        server.stop()
+
+
+async def test_ids_holding_percent_escapes_are_their_own_runs_and_threads(served: tuple[ServerProcess, str]) -> None:
+    server, url = served
+    onfile = OnFileClient(server.base_url, TOKEN)
+    try:
+        # were any two of these decoded into one, the later call would be refused for another actor
+        for n, run_id in enumerate(("tAx", "t%41x", "t%2541x", "t%3Fx", "t?x")):
+            await onfile.begin_run(run_id, actor=Actor(f"person{n}"), thread_id=run_id, text="")
+        await onfile.thread_deleted("t%3Fx")
+        await onfile.runs_dropped("t%41x", ["t%41x"])
+    finally:
+        await onfile.close()
+
+    engine = open_engine(url)
+    try:
+        registry = ConversationRegistry(engine)
+        origins = [Origin(thread, thread) for thread in ("tAx", "t%41x", "t%2541x", "t%3Fx", "t?x")]
+        resolving = await registry.origins_resolve(origins)
+    finally:
+        await engine.dispose()
+    assert resolving == {Origin("tAx", "tAx"), Origin("t%2541x", "t%2541x"), Origin("t?x", "t?x")}
+
+
+async def test_an_address_that_is_not_utf8_or_splits_an_id_is_refused(served: tuple[ServerProcess, str]) -> None:
+    server, _ = served
+    headers = {"Authorization": f"Bearer {TOKEN}"}
+    body = {"actor": {"id": "ada"}}
+    async with httpx.AsyncClient(base_url=server.base_url, headers=headers) as client:
+        not_utf8 = await client.post("/agent/runs/%FF/digest", json=body)
+        other_bytes = await client.post("/agent/runs/%FE/digest", json={"actor": {"id": "bob"}})
+        slash = await client.post("/agent/runs/a%2Fb/digest", json=body)
+
+    assert not_utf8.status_code == other_bytes.status_code == 400
+    assert "U+FFFD" in not_utf8.json()["error"]
+    assert slash.status_code == 404
