@@ -15,6 +15,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
+from unittest.mock import ANY
 
 import aiosqlite
 import pytest
@@ -343,7 +344,7 @@ async def test_a_remember_on_sqlite_is_three_round_trips_and_stores_what_it_answ
     assert outcome.record is not None
     stored = await journal_.stored_json("run_1", "tool:call_1")
     assert stored is not None
-    assert json.loads(stored) == {"ok": True, "record": record_to_json(outcome.record)}
+    assert json.loads(stored) == {"ok": True, "record": record_to_json(outcome.record), "arguments": ANY}
     assert [r.text for r in await provider.list(scopes=["actor:ada"], ctx=ScopeContext(ada))] == ["short answers"]
     again = await memory_runs.remember("run_1", call_id="call_1", key="tone", fact="short answers")
     assert again == outcome

@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext
 from store.persistence import ConversationRegistry, RunJournal, SqlMemoryProvider, open_engine
-from store.runs import MemoryRuns
+from store.runs import MemoryRuns, RememberCallMismatchError
 
 ADA = Actor(id="ada", tenant_ref="berlin")
 
@@ -43,8 +43,8 @@ async def test_replays_of_one_call_racing_in_two_processes_write_once(database_u
         await first.begin("run_1", actor=ADA, thread_id="thr_1", text="")
 
         outcomes = await asyncio.gather(
-            first.remember("run_1", call_id="call_1", key="tone", fact="from the first process"),
-            second.remember("run_1", call_id="call_1", key="tone", fact="from the second process"),
+            first.remember("run_1", call_id="call_1", key="tone", fact="short answers"),
+            second.remember("run_1", call_id="call_1", key="tone", fact="short answers"),
         )
         stored: Sequence[MemoryRecord] = await SqlMemoryProvider(engines[0]).list(
             scopes=["actor:ada"], ctx=ScopeContext(actor=ADA)
@@ -56,6 +56,32 @@ async def test_replays_of_one_call_racing_in_two_processes_write_once(database_u
     assert len(SlowCountingProvider.writes) == 1, SlowCountingProvider.writes
     assert outcomes[0] == outcomes[1]
     assert [(r.text, r.updated_at) for r in stored] == [(outcomes[0].record.text, outcomes[0].record.updated_at)]  # type: ignore[union-attr]
+
+
+async def test_one_call_id_racing_with_two_different_facts_writes_one_and_refuses_the_other(database_url: str) -> None:
+    SlowCountingProvider.writes = []
+    engines = [open_engine(database_url) for _ in range(2)]
+    try:
+        first, second = (runs_over(engine) for engine in engines)
+        await first.begin("run_1", actor=ADA, thread_id="thr_1", text="")
+
+        outcomes = await asyncio.gather(
+            first.remember("run_1", call_id="call_1", key="tone", fact="from the first process"),
+            second.remember("run_1", call_id="call_1", key="tone", fact="from the second process"),
+            return_exceptions=True,
+        )
+        stored: Sequence[MemoryRecord] = await SqlMemoryProvider(engines[0]).list(
+            scopes=["actor:ada"], ctx=ScopeContext(actor=ADA)
+        )
+    finally:
+        for engine in engines:
+            await engine.dispose()
+
+    written = [o for o in outcomes if not isinstance(o, BaseException)]
+    refused = [o for o in outcomes if isinstance(o, RememberCallMismatchError)]
+    assert (len(written), len(refused)) == (1, 1), outcomes
+    assert SlowCountingProvider.writes == [written[0].record.text]  # type: ignore[union-attr]
+    assert [r.text for r in stored] == SlowCountingProvider.writes
 
 
 class FailingAfterTheWrite(SqlMemoryProvider):
