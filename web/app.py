@@ -29,13 +29,13 @@ from web.admin.people import confirm_erasure, erase_person, people
 from web.agent_api import agent_router, bearer_scheme
 from web.auth.oidc import OidcClient, TransactionSealer
 from web.auth.routes import callback, login, logout, signed_out
-from web.errors import LoginRequiredError, database_error_handler, login_required_handler
+from web.errors import LoginRequiredError, csrf_refusal, database_error_handler, login_required_handler
 from web.housekeeping import pruning_every
 from web.openapi_document import REQUEST_BODIES, ExactBodiesJsonRenderPlugin
 from web.pages.memories import forget_on_page, memories, promote_on_page, undo_forget
 from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
 from web.readback import delete_memory, list_memories
-from web.security import SecurityHeadersMiddleware, csrf_failure, refuse_control_characters, security_headers
+from web.security import SecurityHeadersMiddleware, csrf_refused, refuse_control_characters, security_headers
 from web.services import Services, open_services
 from web.settings import Settings
 from web.support.preview import preview_api, preview_page, show_preview
@@ -92,9 +92,9 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
     def provide_services(state: State) -> Services:
         return state.services  # type: ignore[no-any-return]
 
-    async def before_request(request: Request[Any, Any, State]) -> Response[str] | None:
+    async def before_request(request: Request[Any, Any, State]) -> Response[Any] | None:
         refuse_control_characters(request)
-        return await csrf_failure(request, settings)
+        return csrf_refusal(request) if await csrf_refused(request, settings) else None
 
     def configure_jinja(engine: JinjaTemplateEngine) -> None:
         engine.engine.undefined = StrictUndefined

@@ -1,12 +1,19 @@
-"""How a request that needs a login is answered: a page goes to the login, an htmx request is told
-to go there (not silently redirected), and an API call gets 401. And how one that met a database
-outage is answered: 503 saying so, as JSON for the APIs and as a page for people."""
+"""How a request that could not be answered as asked is answered, for each kind of caller.
+
+- A request that needs a login: a page goes to the login, an htmx request is told to go there (not
+  silently redirected), and an API call gets 401.
+- A database outage: 503 saying so, as JSON for the APIs and as a page for people.
+- A form without its CSRF token, an unknown address, a method the address does not take: for people a
+  page in OnFile's own layout with a way on, for htmx the same words as a notice (`errors/_notice.html`,
+  which the page's htmx configuration puts in `#notice`), and for the JSON routes JSON as before.
+"""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlsplit
 
 from litestar import MediaType, Request, Response
 from litestar.datastructures import State
@@ -17,9 +24,14 @@ from store.persistence.outage import database_unavailable
 from web.security import safe_next_path
 
 __all__ = (
+    "CSRF_REFUSED",
     "DATABASE_UNAVAILABLE",
+    "ErrorView",
     "LoginRequiredError",
+    "csrf_refusal",
+    "current_page",
     "database_error_handler",
+    "error_answer",
     "login_required_handler",
 )
 
@@ -29,13 +41,63 @@ DATABASE_UNAVAILABLE = (
     "OnFile cannot reach its database right now, so nothing was read or changed. "
     "This is usually brief: try again in a few seconds."
 )
+CSRF_REFUSED = "This form was out of date or did not come from OnFile, so nothing was changed."
 RETRY_AFTER_SECONDS = 5
 # Routes that answer JSON: an outage there is JSON too, so a client can read it.
 _JSON_PREFIXES = ("/agent/", "/admin/memories", "/admin/audit.json", "/schema", "/metrics", "/healthz")
+_NO_STORE = {"Cache-Control": "no-store"}
 
 
 class LoginRequiredError(Exception):
     """Raised by the viewer dependency when there is no live session."""
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorView:
+    """Why a request was not done, in words, and the one link that leads on from it."""
+
+    status: int
+    heading: str
+    message: str
+    next_href: str
+    next_label: str
+    next_action: str
+    """The link's `data-action`, for tests."""
+
+
+def error_answer(request: Request[Any, Any, State], view: ErrorView, headers: dict[str, str] | None = None) -> Template:
+    """The whole page for a browser; for htmx the notice alone, so it lands in `#notice` instead of a
+    page inside the page."""
+    name = "errors/_notice.html" if _is_htmx(request) else "errors/page.html"
+    return Template(name, context={"problem": view}, status_code=view.status, headers={**_NO_STORE, **(headers or {})})
+
+
+def current_page(request: Request[Any, Any, State]) -> str:
+    """The page the person is looking at, as a local address to GET again: for htmx the address the
+    browser shows; otherwise the page the request came from (the `Referer` of this same site); "/"
+    when neither says."""
+    shown = request.headers.get("hx-current-url") if _is_htmx(request) else request.headers.get("referer")
+    if not shown:
+        return "/"
+    parts = urlsplit(shown)
+    if parts.netloc and parts.netloc != request.url.netloc:
+        return "/"
+    return safe_next_path(f"{parts.path}?{parts.query}" if parts.query else parts.path)
+
+
+def csrf_refusal(request: Request[Any, Any, State]) -> Response[Any]:
+    """403 for an unsafe request without its session's CSRF token. The way on is the page the form
+    came from, fetched afresh (with a new token): reloading would send the refused form again."""
+    if _answers_json(request):
+        return Response({"error": CSRF_REFUSED}, status_code=403, media_type=MediaType.JSON, headers=_NO_STORE)
+    back = current_page(request)
+    if _is_htmx(request):
+        message = f"{CSRF_REFUSED} Reload the page, then try again."
+        view = ErrorView(403, "That did not go through", message, back, "Reload the page", "reload")
+    else:
+        message = f"{CSRF_REFUSED} Open the page again, then try again from there."
+        view = ErrorView(403, "That did not go through", message, back, "Open the page again", "back")
+    return error_answer(request, view)
 
 
 def login_required_handler(request: Request[Any, Any, State], _: LoginRequiredError) -> Response[Any]:
@@ -69,6 +131,11 @@ def database_error_handler(request: Request[Any, Any, State], error: Exception) 
         status_code=503,
         headers=headers,
     )
+
+
+def _is_htmx(request: Request[Any, Any, State]) -> bool:
+    headers = request.headers
+    return headers.get("hx-request") == "true" and headers.get("hx-history-restore-request") != "true"
 
 
 def _answers_json(request: Request[Any, Any, State]) -> bool:

@@ -6,7 +6,7 @@ import hmac
 import re
 from urllib.parse import urlsplit
 
-from litestar import Request, Response
+from litestar import Request
 from litestar.datastructures import State
 from litestar.enums import ScopeType
 from litestar.exceptions import ValidationException
@@ -21,7 +21,7 @@ __all__ = (
     "CSRF_HEADER",
     "SecurityHeadersMiddleware",
     "content_security_policy",
-    "csrf_failure",
+    "csrf_refused",
     "refuse_control_characters",
     "safe_next_path",
     "security_headers",
@@ -62,31 +62,25 @@ def security_headers(settings: Settings) -> dict[str, str]:
     return headers
 
 
-async def csrf_failure(request: Request[object, object, State], settings: Settings) -> Response[str] | None:
-    """None when the request may go on; a 403 when an unsafe request from a session lacks its token.
+async def csrf_refused(request: Request[object, object, State], settings: Settings) -> bool:
+    """Whether an unsafe request from a session lacks its token (`web.errors.csrf_refusal` answers it).
 
     The token comes from the `X-CSRF-Token` header (htmx sets it from `<body hx-headers>`) or the
     `csrf_token` field of a plain form. A request carrying no session cookie has no session to abuse:
     its handler answers that a login is needed.
     """
     if request.method not in _UNSAFE or request.url.path.startswith(_BEARER_PREFIXES):
-        return None
+        return False
     session_id = request.cookies.get(SESSION_COOKIE)
     if not session_id:
-        return None
+        return False
     presented = request.headers.get(CSRF_HEADER)
     if presented is None and request.headers.get("content-type", "").startswith(
         ("application/x-www-form-urlencoded", "multipart/form-data")
     ):
         presented = (await request.form()).get(CSRF_FIELD)
     expected = csrf_token(settings.secret_key, session_id)
-    if isinstance(presented, str) and hmac.compare_digest(presented, expected):
-        return None
-    return Response(
-        "This form was out of date or did not come from OnFile, so nothing was changed. Reload the page and try again.",
-        status_code=403,
-        media_type="text/plain",
-    )
+    return not (isinstance(presented, str) and hmac.compare_digest(presented, expected))
 
 
 def refuse_control_characters(request: Request[object, object, State]) -> None:

@@ -41,7 +41,7 @@ async def edit_fact(
 ) -> Template | Redirect:
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
-        return forbidden(viewer, elevation, "facts")
+        return forbidden(request, viewer, elevation, "facts")
     outcome = await services.admin.edit(viewer.actor, memory_id, text=data.text)
     if outcome.status == "invalid":
         return await _step(
@@ -69,7 +69,7 @@ async def delete_fact(
 ) -> Template | Redirect:
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
-        return forbidden(viewer, elevation, "facts")
+        return forbidden(request, viewer, elevation, "facts")
     outcome = await services.admin.retire(viewer.actor, memory_id)
     return await outcome_response(
         request, services, viewer, elevation, query_from(request, data.back), outcome, "Deleted"
@@ -87,7 +87,7 @@ async def pin_fact(
     """`pinned=true` makes the fact always on, anything else takes that away."""
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
-        return forbidden(viewer, elevation, "facts")
+        return forbidden(request, viewer, elevation, "facts")
     pinned = data.pinned == "true"
     outcome = await services.admin.pin(viewer.actor, memory_id, pinned=pinned)
     done = "Now always on" if pinned else "No longer always on"
@@ -109,7 +109,7 @@ async def _step(
     An invalid edit comes back here with what was typed and why it was refused (400 as a page)."""
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
-        return forbidden(viewer, elevation, "facts")
+        return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, back)
     records = await services.admin.shared_memories(viewer.actor)
     view = await shared_facts_page(services, viewer, elevation, query, records=records)

@@ -22,6 +22,7 @@ from litestar.response import Template
 
 from store import Actor
 from web.auth.sessions import Viewer
+from web.errors import ErrorView, current_page, error_answer
 from web.security import safe_next_path
 from web.services import Services
 
@@ -124,8 +125,9 @@ def problem(request: HTMXRequest, area: AreaView, view: ProblemView) -> Template
     return Template(name, context={"area": area, "problem": view}, status_code=view.status, headers=NO_STORE)
 
 
-def forbidden(viewer: Viewer, elevation: Elevation, section: Section) -> Template:
-    """The 403 page for a part of the area the person may not use, saying why and what they may use."""
+def forbidden(request: HTMXRequest, viewer: Viewer, elevation: Elevation, section: Section) -> Template:
+    """The 403 page for a part of the area the person may not use, saying why and what they may use;
+    for htmx (a role taken away while the page was open) the same reason as a notice."""
     if section == "preview":
         heading = "The prompt preview is for support staff"
         reason = (
@@ -138,9 +140,12 @@ def forbidden(viewer: Viewer, elevation: Elevation, section: Section) -> Templat
         reason = (
             "Shared facts are what everyone in an organisation is answered from, so only the people who "
             f"administer a scope can see and change them. You are signed in as {viewer.actor.id}, who does "
-            "not administer any scope, so nothing was shown. If you should, ask whoever manages your "
-            "organisation's sign-in for the administrator role."
+            "not administer any scope, so nothing was shown or changed. If you should, ask whoever manages "
+            "your organisation's sign-in for the administrator role."
         )
+    if request.htmx and not request.htmx.history_restore_request:
+        view = ErrorView(403, heading, reason, current_page(request), "Reload the page", "reload")
+        return error_answer(request, view, NO_STORE)
     return Template(
         "admin/forbidden.html",
         context={"area": area_view(viewer, elevation, None), "heading": heading, "reason": reason},

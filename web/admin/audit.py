@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from litestar import Response, get
 from litestar.di import NamedDependency
 from litestar.params import QueryParameter
+from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
 from store.persistence import AuditEntry
@@ -31,6 +32,7 @@ Page = Annotated[str | None, QueryParameter(name="page", description="The page, 
 
 @get("/admin/audit", name="admin_audit", include_in_schema=False)
 async def audit_trail(
+    request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
     action: Action = None,
@@ -41,7 +43,7 @@ async def audit_trail(
 ) -> Template:
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
-        return forbidden(viewer, elevation, "audit")
+        return forbidden(request, viewer, elevation, "audit")
     query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key, page=page)
     entries = await services.admin.audit_entries(viewer.actor)
     view = audit_page(
@@ -57,6 +59,7 @@ async def audit_trail(
 
 @get("/admin/audit.csv", name="admin_audit_csv", include_in_schema=False)
 async def audit_download_csv(
+    request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
     action: Action = None,
@@ -66,7 +69,7 @@ async def audit_download_csv(
 ) -> Response[str] | Template:
     found = await _filtered(services, viewer, AuditQuery.parse(action=action, scope=in_scope, who=who, key=key))
     if isinstance(found, Elevation):
-        return forbidden(viewer, found, "audit")
+        return forbidden(request, viewer, found, "audit")
     return Response(
         audit_csv(found),
         media_type="text/csv; charset=utf-8",
@@ -76,6 +79,7 @@ async def audit_download_csv(
 
 @get("/admin/audit.json", name="admin_audit_json", include_in_schema=False)
 async def audit_download_json(
+    request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
     action: Action = None,
@@ -85,7 +89,7 @@ async def audit_download_json(
 ) -> Response[list[dict[str, Any]]] | Template:
     found = await _filtered(services, viewer, AuditQuery.parse(action=action, scope=in_scope, who=who, key=key))
     if isinstance(found, Elevation):
-        return forbidden(viewer, found, "audit")
+        return forbidden(request, viewer, found, "audit")
     return Response(audit_json(found), headers={**NO_STORE, "Content-Disposition": _attachment("json")})
 
 

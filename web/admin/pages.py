@@ -88,7 +88,7 @@ async def shared_facts(
 ) -> Template:
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
-        return forbidden(viewer, elevation, "facts")
+        return forbidden(request, viewer, elevation, "facts")
     query = AdminQuery.parse(text=q, scope=in_scope, page=page)
     htmx = bool(request.htmx) and not request.htmx.history_restore_request
     notice = None if htmx else read_notice(services, viewer, request.cookies.get(NOTICE_COOKIE), now())
@@ -105,7 +105,7 @@ async def publish_fact(
 ) -> Template | Redirect:
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
-        return forbidden(viewer, elevation, "facts")
+        return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, data.back)
     outcome = await services.admin.publish(
         viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=bool(data.pinned)
@@ -142,7 +142,7 @@ async def fact_row(
 ) -> Template | Redirect:
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
-        return forbidden(viewer, elevation, "facts")
+        return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, "/admin")
     records = await services.admin.shared_memories(viewer.actor)
     view = await shared_facts_page(services, viewer, elevation, query, records=records)

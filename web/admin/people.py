@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath
+from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
 from store import Actor
@@ -57,10 +58,12 @@ async def _erasable(services: Services, viewer: Viewer, person_id: str) -> Actor
 
 
 @get("/admin/people", name="admin_people", include_in_schema=False)
-async def people(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Template:
+async def people(
+    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer]
+) -> Template:
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
-        return forbidden(viewer, elevation, "people")
+        return forbidden(request, viewer, elevation, "people")
     found = await services.admin.erasable_people(viewer.actor)
     page = PeoplePage(area=area_view(viewer, elevation, "people"), people=tuple(_person(p) for p in found))
     return Template("admin/people.html", context={"page": page, "area": page.area}, headers=NO_STORE)
@@ -68,12 +71,12 @@ async def people(services: NamedDependency[Services], viewer: NamedDependency[Vi
 
 @get("/admin/people/{person_id:str}/erase", name="admin_confirm_erasure", include_in_schema=False)
 async def confirm_erasure(
-    services: NamedDependency[Services], viewer: NamedDependency[Viewer], person_id: FromPath[str]
+    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], person_id: FromPath[str]
 ) -> Template:
     elevation = await elevation_of(services, viewer.actor)
     person = await _erasable(services, viewer, person_id)
     if person is None:
-        return forbidden(viewer, elevation, "people")
+        return forbidden(request, viewer, elevation, "people")
     page = ErasurePage(
         area=area_view(viewer, elevation, "people"),
         person=_person(person),
@@ -85,13 +88,13 @@ async def confirm_erasure(
 
 @post("/admin/people/{person_id:str}/erase", name="admin_erase", status_code=200, include_in_schema=False)
 async def erase_person(
-    services: NamedDependency[Services], viewer: NamedDependency[Viewer], person_id: FromPath[str]
+    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], person_id: FromPath[str]
 ) -> Template:
     elevation = await elevation_of(services, viewer.actor)
     person = await _erasable(services, viewer, person_id)
     erasure = None if person is None else await services.admin.erase_person(viewer.actor, person)
     if person is None or erasure is None:
-        return forbidden(viewer, elevation, "people")
+        return forbidden(request, viewer, elevation, "people")
     page = ErasurePage(
         area=area_view(viewer, elevation, "people"),
         person=_person(person),

@@ -21,6 +21,7 @@ from litestar.enums import RequestEncodingType
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body
+from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
 from store import Actor
@@ -69,10 +70,12 @@ class PreviewForm:
 
 
 @get("/support/preview", name="support_preview", include_in_schema=False)
-async def preview_page(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Template:
+async def preview_page(
+    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer]
+) -> Template:
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.may_preview:
-        return forbidden(viewer, elevation, "preview")
+        return forbidden(request, viewer, elevation, "preview")
     people = await services.admin.people_seen()
     view = PreviewPage(area=area_view(viewer, elevation, "preview"), form=preview_form(people, services.settings))
     return Template("support/preview.html", context={"page": view, "area": view.area}, headers=NO_STORE)
@@ -80,13 +83,14 @@ async def preview_page(services: NamedDependency[Services], viewer: NamedDepende
 
 @post("/support/preview/show", name="support_preview_show", status_code=200, include_in_schema=False)
 async def show_preview(
+    request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
     data: Annotated[PreviewForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
 ) -> Template:
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.may_preview:
-        return forbidden(viewer, elevation, "preview")
+        return forbidden(request, viewer, elevation, "preview")
     people = await services.admin.people_seen()
     target = data.actor(people)
     error = target if isinstance(target, str) else ""
@@ -108,7 +112,7 @@ async def show_preview(
             viewer.actor, target, thread_id=data.thread_id.strip() or None, text=data.text
         )
         if preview is None:
-            return forbidden(viewer, elevation, "preview")
+            return forbidden(request, viewer, elevation, "preview")
         result = preview_result(preview, services.settings, memory_on=services.settings.memory_enabled)
     view = PreviewPage(area=area, form=form, result=result)
     return Template(

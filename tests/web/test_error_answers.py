@@ -1,0 +1,110 @@
+"""How a request that was not done is answered: with htmx a notice for `#notice` (never a page inside
+the page, never bare text), without it a page in OnFile's layout with a way on, and JSON on the JSON
+routes."""
+
+from __future__ import annotations
+
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from store import ScopeContext
+from tests.web.admin_builders import ADA, LENA
+from tests.web.builders import HTMX, make_record, page_of, seed
+from tests.web.conftest import LoginAs
+from tests.web.html_tree import Element
+from web.services import Services
+
+FORGED = "0" * 64
+SHOWN = {**HTMX, "HX-Current-URL": "http://127.0.0.1:8000/?q=units"}
+
+
+def only_notice(page: Element, status: str) -> Element:
+    """The answer is one notice element and nothing else: no document, no header, no navigation."""
+    roots = [child for child in page.children if isinstance(child, Element)]
+    assert [root.get("data-problem") for root in roots] == [status], [root.tag for root in roots]
+    assert page.find("header") is None
+    assert page.find("nav") is None
+    notice = roots[0]
+    assert "notice-problem" in notice["class"].split()
+    assert notice["role"] == "alert"
+    return notice
+
+
+async def test_a_forged_token_on_an_htmx_forget_answers_a_notice_that_reloads_the_page_shown(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"))
+    await login_as(ADA)
+
+    answer = await client.post("/memories/m_units/forget", headers={**SHOWN, "X-CSRF-Token": FORGED})
+
+    assert answer.status_code == 403
+    notice = only_notice(page_of(answer), "403")
+    assert "did not come from OnFile, so nothing was changed" in notice.text
+    assert notice.one("a", {"data-action": "reload"})["href"] == "/?q=units"
+    held = await services.provider.list(scopes=["actor:ada"], ctx=ScopeContext(actor=ADA))
+    assert [r.key for r in held] == ["units"]
+
+
+async def test_a_forged_token_on_a_plain_form_answers_a_page_leading_back_to_the_form_s_page(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"))
+    await login_as(ADA)
+
+    answer = await client.post(
+        "/memories/m_units/forget",
+        data={"csrf_token": FORGED, "back": "/"},
+        headers={"Referer": "http://127.0.0.1:8000/?group=you&page=2"},
+    )
+
+    assert answer.status_code == 403
+    page = page_of(answer)
+    assert page.one("header", {"class": "site-header"}).one("a", {"class": "brand"})["href"] == "/"
+    problem = page.one("main").one(attrs={"data-problem": "403"})
+    assert problem.one("h1").text == "That did not go through"
+    back = problem.one("a", {"data-action": "back"})
+    assert (back["href"], back.text) == ("/?group=you&page=2", "Open the page again")
+    assert "Reload" not in problem.text, "reloading would send the refused form again"
+
+
+async def test_a_page_from_another_site_is_not_where_a_refused_form_leads(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await login_as(ADA)
+
+    answer = await client.post(
+        "/memories/forget-all", data={"csrf_token": FORGED}, headers={"Referer": "https://evil.example/phish"}
+    )
+
+    assert page_of(answer).one("a", {"data-action": "back"})["href"] == "/"
+
+
+async def test_a_forged_token_on_a_json_route_answers_the_apis_error_shape(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    await login_as(LENA)
+
+    answer = await client.post("/admin/memories", json={"key": "k"}, headers={"X-CSRF-Token": FORGED})
+
+    assert answer.status_code == 403
+    assert list(answer.json()) == ["error"]
+    assert "did not come from OnFile" in answer.json()["error"]
+
+
+async def test_publishing_with_htmx_after_the_role_was_taken_away_answers_the_reason_as_a_notice(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    csrf = await login_as(ADA)  # as if Lena's administrator role had gone while her page stayed open
+
+    answer = await client.post(
+        "/admin/facts",
+        data={"key": "k", "text": "t", "scope": "tenant:berlin"},
+        headers={**HTMX, "HX-Current-URL": "http://127.0.0.1:8000/admin", "X-CSRF-Token": csrf},
+    )
+
+    assert answer.status_code == 403
+    notice = only_notice(page_of(answer), "403")
+    assert notice.one("strong").text == "This area is for administrators."
+    assert "ada, who does not administer any scope" in notice.text
+    assert notice.one("a", {"data-action": "reload"})["href"] == "/admin"
