@@ -2,7 +2,7 @@
 
 - A request that needs a login: a page goes to the login, an htmx request is told to go there (not
   silently redirected), and an API call gets 401.
-- A database outage: 503 saying so, as JSON for the APIs and as a page for people.
+- A database outage: 503 saying so, as JSON for the APIs, as a page for people and a notice for htmx.
 - A form without its CSRF token, an unknown address, a method the address does not take: for people a
   page in OnFile's own layout with a way on, for htmx the same words as a notice (`errors/_notice.html`,
   which the page's htmx configuration puts in `#notice`), and for the JSON routes JSON as before.
@@ -124,6 +124,16 @@ def database_error_handler(request: Request[Any, Any, State], error: Exception) 
     headers = {"Retry-After": str(RETRY_AFTER_SECONDS), "Cache-Control": "no-store"}
     if _answers_json(request):
         return Response({"error": DATABASE_UNAVAILABLE}, status_code=503, headers=headers, media_type=MediaType.JSON)
+    if _is_htmx(request):
+        view = ErrorView(
+            503,
+            "OnFile is unavailable for a moment",
+            DATABASE_UNAVAILABLE,
+            current_page(request),
+            "Reload the page",
+            "reload",
+        )
+        return error_answer(request, view, headers)
     retry = safe_next_path(request.url.path) if request.method == "GET" else "/"
     return Template(
         template_name="errors/unavailable.html",

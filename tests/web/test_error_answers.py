@@ -4,11 +4,12 @@ routes."""
 
 from __future__ import annotations
 
+import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from store import ScopeContext
-from tests.web.admin_builders import ADA, LENA
+from tests.web.admin_builders import ADA, LENA, shared
 from tests.web.builders import HTMX, make_record, page_of, seed
 from tests.web.conftest import LoginAs
 from tests.web.html_tree import Element
@@ -108,3 +109,38 @@ async def test_publishing_with_htmx_after_the_role_was_taken_away_answers_the_re
     assert notice.one("strong").text == "This area is for administrators."
     assert "ada, who does not administer any scope" in notice.text
     assert notice.one("a", {"data-action": "reload"})["href"] == "/admin"
+
+
+async def test_a_database_outage_under_htmx_answers_a_notice_saying_so(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"))
+    csrf = await login_as(ADA)
+
+    async def unreachable(*_: object, **__: object) -> None:
+        raise ConnectionRefusedError(111, "Connect call failed")
+
+    monkeypatch.setattr(services.sessions, "get", unreachable)
+    answer = await client.post("/memories/m_units/forget", headers={**SHOWN, "X-CSRF-Token": csrf})
+
+    assert answer.status_code == 503
+    assert answer.headers["retry-after"] == "5"
+    notice = only_notice(page_of(answer), "503")
+    assert notice.one("strong").text == "OnFile is unavailable for a moment."
+    assert notice.one("a", {"data-action": "reload"})["href"] == "/?q=units"
+
+
+async def test_every_form_htmx_sends_disables_its_buttons_while_its_request_runs(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    own = [make_record(f"m_{key}", key, "mine", "actor:lena", actor_ref="lena") for key in ("units", "tone")]
+    await seed(services, *own, shared("depot", "north"))
+    csrf = await login_as(LENA)
+    await client.post("/memories/m_units/forget", data={"csrf_token": csrf}, follow_redirects=False)  # an undo
+    paths = ("/", "/admin", "/admin/facts/mem_tenant_berlin_depot/edit", "/admin/facts/mem_tenant_berlin_depot/delete")
+
+    forms = [form for path in paths for form in page_of(await client.get(path)).find_all("form")]
+    sent = {form["hx-post"].rsplit("/", 1)[-1]: form.get("hx-disabled-elt") for form in forms if form.get("hx-post")}
+
+    assert set(sent) == {"forget", "promote", "undo", "facts", "pin", "edit", "delete"}
+    assert set(sent.values()) == {"find button"}

@@ -1,0 +1,100 @@
+// What the dashboard adds to htmx, by hand and without a framework: every page works without it.
+//
+// - A request that failed is said, always. OnFile answers a refusal it knows (403, 404, 409, 410, a
+//   session that ended, a database outage) with a notice fragment, which the page's htmx
+//   configuration puts in #notice. Anything else — a 500, a proxy's page, no answer at all — is not
+//   shown as it came: a notice of our own says that it did not go through, and how to carry on.
+// - While a request runs, the element that sent it is marked busy (its buttons are disabled by
+//   hx-disabled-elt in the markup), so a second click cannot send it again.
+(function () {
+  "use strict";
+
+  function noticeArea() {
+    let area = document.getElementById("notice");
+    if (area === null) {
+      area = document.createElement("div");
+      area.className = "notices";
+      area.id = "notice";
+      area.setAttribute("aria-live", "polite");
+      document.body.appendChild(area);
+    }
+    return area;
+  }
+
+  function showProblem(heading, message) {
+    const notice = document.createElement("div");
+    notice.className = "notice notice-problem";
+    notice.setAttribute("role", "alert");
+    notice.setAttribute("data-problem", "unanswered");
+    notice.tabIndex = -1;
+    const text = document.createElement("div");
+    text.className = "notice-text";
+    const line = document.createElement("p");
+    line.className = "notice-message";
+    const strong = document.createElement("strong");
+    strong.textContent = heading + ".";
+    line.append(strong, " " + message);
+    text.appendChild(line);
+    const actions = document.createElement("div");
+    actions.className = "notice-actions";
+    const reload = document.createElement("a");
+    reload.className = "button";
+    reload.href = window.location.href;
+    reload.setAttribute("data-action", "reload");
+    reload.textContent = "Reload the page";
+    actions.appendChild(reload);
+    notice.append(text, actions);
+    noticeArea().replaceChildren(notice);
+    notice.focus();
+  }
+
+  function isOurNotice(response) {
+    const parsed = new DOMParser().parseFromString(response || "", "text/html");
+    const root = parsed.body.firstElementChild;
+    return root !== null && root.hasAttribute("data-problem") && parsed.body.childElementCount === 1;
+  }
+
+  function busy(event, on) {
+    const element = event.detail.elt;
+    if (element instanceof Element) {
+      if (on) {
+        element.setAttribute("aria-busy", "true");
+      } else {
+        element.removeAttribute("aria-busy");
+      }
+    }
+  }
+
+  document.addEventListener("DOMContentLoaded", noticeArea);
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const detail = event.detail;
+    if (!detail.isError || isOurNotice(detail.serverResponse)) {
+      return;
+    }
+    detail.shouldSwap = false;
+    const status = detail.xhr.status;
+    if (status >= 500) {
+      showProblem(
+        "That may not have been done",
+        "OnFile ran into a problem (error " + status + "). Reload the page to see where things stand, then try again."
+      );
+    } else {
+      showProblem("That was not done", "OnFile could not do it (error " + status + "). Reload the page and try again.");
+    }
+  });
+
+  document.addEventListener("htmx:sendError", function () {
+    showProblem(
+      "OnFile could not be reached",
+      "Check your connection. Then reload the page to see where things stand, and try again."
+    );
+  });
+
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    busy(event, true);
+  });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    busy(event, false);
+  });
+})();
