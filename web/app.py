@@ -29,7 +29,14 @@ from web.admin.people import confirm_erasure, erase_person, people
 from web.agent_api import agent_router, bearer_scheme
 from web.auth.oidc import OidcClient, TransactionSealer
 from web.auth.routes import callback, login, logout, signed_out
-from web.errors import LoginRequiredError, csrf_refusal, database_error_handler, login_required_handler
+from web.errors import (
+    LoginRequiredError,
+    csrf_refusal,
+    database_error_handler,
+    login_required_handler,
+    method_not_allowed_handler,
+    not_found_handler,
+)
 from web.housekeeping import pruning_every
 from web.openapi_document import REQUEST_BODIES, ExactBodiesJsonRenderPlugin
 from web.pages.memories import forget_on_page, memories, promote_on_page, undo_forget
@@ -151,6 +158,9 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
         middleware=[SecurityHeadersMiddleware(headers)],
         exception_handlers={
             LoginRequiredError: login_required_handler,
+            # People meet an unknown address or a form's target as a page; the JSON routes keep JSON.
+            404: not_found_handler,
+            405: method_not_allowed_handler,
             # A database outage is a 503 saying so, and service resumes when the database is back.
             **dict.fromkeys(DATABASE_ERROR_TYPES, database_error_handler),
         },

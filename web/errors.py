@@ -3,9 +3,10 @@
 - A request that needs a login: a page goes to the login, an htmx request is told to go there (not
   silently redirected), and an API call gets 401.
 - A database outage: 503 saying so, as JSON for the APIs, as a page for people and a notice for htmx.
-- A form without its CSRF token, an unknown address, a method the address does not take: for people a
-  page in OnFile's own layout with a way on, for htmx the same words as a notice (`errors/_notice.html`,
-  which the page's htmx configuration puts in `#notice`), and for the JSON routes JSON as before.
+- A form without its CSRF token, an unknown address (404), a method the address does not take (405):
+  for people a page in OnFile's own layout with a way on, for htmx the same words as a notice
+  (`errors/_notice.html`, which the page's htmx configuration puts in `#notice`), and for the JSON
+  routes JSON as before.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from urllib.parse import quote, urlsplit
 
 from litestar import MediaType, Request, Response
 from litestar.datastructures import State
+from litestar.exceptions import HTTPException
+from litestar.exceptions.responses import create_exception_response
 from litestar.plugins.htmx import ClientRedirect
 from litestar.response import Template
 
@@ -33,6 +36,8 @@ __all__ = (
     "database_error_handler",
     "error_answer",
     "login_required_handler",
+    "method_not_allowed_handler",
+    "not_found_handler",
 )
 
 logger = logging.getLogger(__name__)
@@ -98,6 +103,29 @@ def csrf_refusal(request: Request[Any, Any, State]) -> Response[Any]:
         message = f"{CSRF_REFUSED} Open the page again, then try again from there."
         view = ErrorView(403, "That did not go through", message, back, "Open the page again", "back")
     return error_answer(request, view)
+
+
+def not_found_handler(request: Request[Any, Any, State], error: HTTPException) -> Response[Any]:
+    """An address that names nothing: a page (a notice for htmx) leading home; the JSON routes keep
+    their JSON answer."""
+    if _answers_json(request):
+        return create_exception_response(request, error)
+    message = "The link may be out of date, or the address mistyped: nothing in OnFile is found at it."
+    view = ErrorView(404, "There is nothing at this address", message, "/", "Go to what's on file about you", "home")
+    return error_answer(request, view)
+
+
+def method_not_allowed_handler(request: Request[Any, Any, State], error: HTTPException) -> Response[Any]:
+    """An address opened in a way it does not take — in practice a form's target (`/logout`, a
+    forget) opened as a page: said in words, with the `Allow` header; JSON on the JSON routes."""
+    if _answers_json(request):
+        return create_exception_response(request, error)
+    message = (
+        "It is where one of OnFile's buttons sends its form (signing out, forgetting, publishing): opening it "
+        "shows nothing and changes nothing. Use the button on the page instead."
+    )
+    view = ErrorView(405, "This address is not a page", message, "/", "Go to what's on file about you", "home")
+    return error_answer(request, view, dict(error.headers or {}))
 
 
 def login_required_handler(request: Request[Any, Any, State], _: LoginRequiredError) -> Response[Any]:

@@ -61,3 +61,32 @@ def test_a_failed_forget_is_said_and_its_button_waits_while_it_runs(
     page.wait_for_url(f"{server.base_url}/")
     expect(page.locator("#notice [data-problem]")).to_have_count(0)
     context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_without_javascript_errors_are_pages_with_a_way_on(
+    browser: Browser, server: ServerProcess, artifacts: Path, width: int
+) -> None:
+    context = browser.new_context(java_script_enabled=False, viewport={"width": width, "height": 800})
+    page = context.new_page()
+    log_in(page, server, "ada")
+
+    page.goto(f"{server.base_url}/nope")
+    expect(page.locator("h1")).to_have_text("There is nothing at this address")
+    page.screenshot(path=str(artifacts / f"error-404-{width}.png"), full_page=True)
+    page.goto(f"{server.base_url}/logout")
+    expect(page.locator("h1")).to_have_text("This address is not a page")
+    page.screenshot(path=str(artifacts / f"error-405-{width}.png"), full_page=True)
+
+    page.goto(f"{server.base_url}/?q=depot")
+    page.route(
+        "**/memories/*/forget",
+        lambda route: route.continue_(post_data=(route.request.post_data or "").replace("csrf_token=", "csrf_token=0")),
+    )
+    page.locator("[data-entry][data-key='depot'] [data-action='forget']").click()
+    expect(page.locator("h1")).to_have_text("That did not go through")
+    page.screenshot(path=str(artifacts / f"error-csrf-{width}.png"), full_page=True)
+    page.click("[data-action='back']")
+    page.wait_for_url(f"{server.base_url}/?q=depot")
+    expect(page.locator("[data-entry][data-key='depot']")).to_have_count(1)
+    context.close()

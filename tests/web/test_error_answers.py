@@ -144,3 +144,48 @@ async def test_every_form_htmx_sends_disables_its_buttons_while_its_request_runs
 
     assert set(sent) == {"forget", "promote", "undo", "facts", "pin", "edit", "delete"}
     assert set(sent.values()) == {"find button"}
+
+
+@pytest.mark.parametrize("path", ["/nope", "/memories/nope", "/admin/nope/deeper", "/static/nope.css"])
+async def test_an_unknown_address_is_a_page_in_onfile_s_layout_leading_home(
+    client: AsyncTestClient[Litestar], path: str
+) -> None:
+    answer = await client.get(path)
+
+    assert answer.status_code == 404
+    page = page_of(answer)
+    assert page.one("header", {"class": "site-header"}) is not None
+    problem = page.one("main").one(attrs={"data-problem": "404"})
+    assert problem.one("h1").text == "There is nothing at this address"
+    assert problem.one("a", {"data-action": "home"})["href"] == "/"
+
+
+async def test_opening_the_logout_address_is_a_page_saying_it_is_a_button_s_target(
+    client: AsyncTestClient[Litestar],
+) -> None:
+    answer = await client.get("/logout")
+
+    assert answer.status_code == 405
+    assert "POST" in answer.headers["allow"].split(", ")
+    problem = page_of(answer).one(attrs={"data-problem": "405"})
+    assert problem.one("h1").text == "This address is not a page"
+    assert "Use the button on the page instead" in problem.text
+
+
+async def test_an_unknown_address_asked_by_htmx_is_a_notice(client: AsyncTestClient[Litestar]) -> None:
+    answer = await client.get("/nope", headers=HTMX)
+
+    assert answer.status_code == 404
+    only_notice(page_of(answer), "404")
+
+
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [("GET", "/agent/nope"), ("GET", "/admin/memories/x/y/z"), ("PUT", "/metrics")],
+)
+async def test_the_json_routes_keep_answering_json(client: AsyncTestClient[Litestar], method: str, path: str) -> None:
+    answer = await client.request(method, path)
+
+    assert answer.status_code in {404, 405}
+    assert answer.headers["content-type"].startswith("application/json")
+    assert answer.json()["status_code"] == answer.status_code
