@@ -8,6 +8,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from store import Actor, MemoryOrigin, MemoryRecord
+from tests.web.admin_builders import tree
 from tests.web.conftest import AGENT_TOKEN, LoginAs
 from web.services import Services
 
@@ -50,7 +51,7 @@ async def test_a_tenant_administrator_erases_a_person_of_their_organisation(
     assert next(e.action for e in await services.audit.at_scopes(["tenant:berlin"])) == "erase"
 
 
-async def test_another_organisations_administrator_cannot_erase_and_sees_nobody(
+async def test_another_organisations_administrator_cannot_erase_and_is_told_the_person_is_not_theirs(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
     await seed(client, services)
@@ -61,8 +62,29 @@ async def test_another_organisations_administrator_cannot_erase_and_sees_nobody(
     refused = await client.post("/admin/people/ada/erase", data={"csrf_token": token})
 
     assert 'data-person="ada"' not in listed.text
-    assert (confirm.status_code, refused.status_code) == (403, 403)
+    assert (confirm.status_code, refused.status_code) == (404, 404)
+    for answer in (confirm, refused):
+        problem = tree(answer).one(attrs={"data-problem": "404"})
+        assert problem.one("h1").text == "That person isn't here"
+        assert "not among the people of the organisations you administer" in problem.text
+        assert "does not administer" not in problem.text
+        assert problem.one("a", {"data-action": "back"})["href"] == "/admin/people"
     assert await services.provider.get("m1") is not None
+
+
+async def test_an_erasure_sent_again_or_a_person_never_seen_is_a_404_not_a_refusal(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(client, services)
+    token = await login_as(LENA)
+    assert (await client.post("/admin/people/ada/erase", data={"csrf_token": token})).status_code == 200
+
+    again = await client.post("/admin/people/ada/erase", data={"csrf_token": token})  # Back, and submit again
+    nobody = await client.get("/admin/people/nobody/erase")
+
+    assert (again.status_code, nobody.status_code) == (404, 404)
+    assert "may have been erased already" in tree(again).one(attrs={"data-problem": "404"}).text
+    assert "“nobody” is not among the people" in tree(nobody).one(attrs={"data-problem": "404"}).text
 
 
 async def test_an_end_user_is_refused_and_csrf_is_enforced(
@@ -71,6 +93,7 @@ async def test_an_end_user_is_refused_and_csrf_is_enforced(
     await seed(client, services)
     await login_as(ADA)
     assert (await client.get("/admin/people")).status_code == 403
+    assert (await client.get("/admin/people/ada/erase")).status_code == 403
 
     await login_as(LENA)
     forged = await client.post("/admin/people/ada/erase", data={"csrf_token": "forged"})

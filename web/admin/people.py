@@ -13,7 +13,7 @@ from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
 from store import Actor
-from web.admin.area import NO_STORE, AreaView, area_view, elevation_of, forbidden
+from web.admin.area import NO_STORE, AreaView, Elevation, ProblemView, area_view, elevation_of, forbidden, problem
 from web.auth.sessions import Viewer
 from web.services import Services
 
@@ -74,9 +74,11 @@ async def confirm_erasure(
     request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], person_id: FromPath[str]
 ) -> Template:
     elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return forbidden(request, viewer, elevation, "people")
     person = await _erasable(services, viewer, person_id)
     if person is None:
-        return forbidden(request, viewer, elevation, "people")
+        return _not_found(request, viewer, elevation, person_id)
     page = ErasurePage(
         area=area_view(viewer, elevation, "people"),
         person=_person(person),
@@ -91,10 +93,12 @@ async def erase_person(
     request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], person_id: FromPath[str]
 ) -> Template:
     elevation = await elevation_of(services, viewer.actor)
+    if not elevation.administers:
+        return forbidden(request, viewer, elevation, "people")
     person = await _erasable(services, viewer, person_id)
     erasure = None if person is None else await services.admin.erase_person(viewer.actor, person)
-    if person is None or erasure is None:
-        return forbidden(request, viewer, elevation, "people")
+    if person is None or erasure is None:  # already erased (a second submit), or never one of theirs
+        return _not_found(request, viewer, elevation, person_id)
     page = ErasurePage(
         area=area_view(viewer, elevation, "people"),
         person=_person(person),
@@ -106,3 +110,14 @@ async def erase_person(
         sessions=erasure.sessions,
     )
     return Template("admin/erase.html", context={"page": page, "area": page.area}, headers=NO_STORE)
+
+
+def _not_found(request: HTMXRequest, viewer: Viewer, elevation: Elevation, person_id: str) -> Template:
+    """An administrator asked about someone who is not among the people they may erase: the person is
+    the problem, not the administrator, so it is a 404 saying so."""
+    message = (
+        f"“{person_id}” is not among the people of the organisations you administer whom OnFile has seen. "
+        "They may have been erased already, or belong to another organisation."
+    )
+    view = ProblemView(404, "That person isn't here", message, "/admin/people", "Back to people")
+    return problem(request, area_view(viewer, elevation, "people"), view)
