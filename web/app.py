@@ -39,7 +39,14 @@ from web.errors import (
 )
 from web.housekeeping import pruning_every
 from web.openapi_document import REQUEST_BODIES, ExactBodiesJsonRenderPlugin
-from web.pages.memories import forget_on_page, memories, promote_on_page, undo_forget
+from web.pages.memories import (
+    confirm_promotion,
+    forget_on_page,
+    memories,
+    memory_row,
+    promote_on_page,
+    undo_forget,
+)
 from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
 from web.readback import delete_memory, list_memories
 from web.security import SecurityHeadersMiddleware, csrf_refused, refuse_control_characters, security_headers
@@ -124,7 +131,9 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             confirm_forget_all,
             forget_all,
             forget_all_done,
+            confirm_promotion,
             promote_on_page,
+            memory_row,
             shared_facts,
             publish_fact,
             fact_row,

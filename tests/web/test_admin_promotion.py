@@ -32,10 +32,11 @@ async def test_an_administrator_is_offered_to_publish_their_own_entries_for_thei
 
     page = tree(await client.get("/"))
 
-    form = page.one("li", {"data-entry": note.id}).one("form", {"data-promote": "tenant:berlin"})
-    assert form["action"] == f"/memories/{note.id}/promote"
-    assert form.one("input", {"name": "scope"})["value"] == "tenant:berlin"
-    assert form.one("button", {"data-action": "promote"}).text == "Publish for everyone in your organisation"
+    offer = page.one("li", {"data-entry": note.id}).one("a", {"data-promote": "tenant:berlin"})
+    assert offer["href"] == f"/memories/{note.id}/promote?scope=tenant%3Aberlin&back=/"
+    assert offer["hx-get"] == f"/memories/{note.id}/promote?scope=tenant%3Aberlin"
+    assert offer.text == "Publish for everyone in your organisation…"
+    assert page.find("form", {"data-promote-form": True}) is None, "nothing is published without a confirmation"
     assert page.one("li", {"data-entry": same.id}).find(attrs={"data-promote": True}) is None, "already published"
     assert page.one("li", {"data-key": "units"}).find(attrs={"data-promote": True}) is None, "not their own"
 
@@ -119,3 +120,58 @@ async def test_a_refused_promotion_shows_the_verdicts_reason_and_anothers_entry_
     assert "does not apply to lena" in tree(elsewhere).one("p", {"class": "notice-detail"}).text
     assert not_mine.status_code == 404
     assert await services.provider.list(scopes=["tenant:berlin", "global"], ctx=ScopeContext(LENA)) == ()
+
+
+async def test_publishing_asks_first_saying_who_will_be_told_it(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    note = await own_note(services, LENA)
+    await login_as(LENA)
+
+    page = tree(await client.get(f"/memories/{note.id}/promote?scope=tenant:berlin&back=/?q=cut"))
+
+    assert page.one("h1").text == "Publish one of your notes?"
+    confirm = page.one("li", {"data-confirm-promote": "tenant:berlin"})
+    assert confirm.one("h3").text == "Publish “cutoff” for everyone in your organisation?"
+    assert confirm.one("q").text == "orders close at 14:00"
+    consequence = confirm.one(attrs={"data-consequence": True}).text
+    assert "the assistant is told this about everyone in your organisation" in consequence
+    assert "your own note stays" in consequence
+    form = confirm.one("form", {"data-promote-form": True})
+    assert (form["method"], form["action"]) == ("post", f"/memories/{note.id}/promote")
+    assert {i["name"]: i["value"] for i in form.find_all("input")}.keys() == {"csrf_token", "back", "scope"}
+    assert form.one("input", {"name": "scope"})["value"] == "tenant:berlin"
+    assert form.one("input", {"name": "back"})["value"] == "/?q=cut"
+    assert confirm.one("a", {"data-action": "cancel"})["href"] == f"/?q=cut#entry-{note.id}"
+    assert await services.provider.list(scopes=["tenant:berlin"], ctx=ScopeContext(LENA)) == ()
+
+
+async def test_with_htmx_the_confirmation_takes_the_entrys_place_and_cancel_puts_the_entry_back(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    note = await own_note(services, LENA)
+    await login_as(LENA)
+
+    confirm = tree(await client.get(f"/memories/{note.id}/promote?scope=tenant:berlin", headers=HTMX))
+    row = tree(await client.get(f"/memories/{note.id}", headers=HTMX))
+    browser = await client.get(f"/memories/{note.id}?back=/?q=cut", follow_redirects=False)
+
+    assert confirm.find("html") is None
+    assert confirm.one("li")["id"] == f"entry-{note.id}"
+    assert confirm.one("a", {"data-action": "cancel"})["hx-get"] == f"/memories/{note.id}"
+    assert row.one("li")["id"] == f"entry-{note.id}"
+    assert row.one("li").one("a", {"data-promote": "tenant:berlin"})
+    assert (browser.status_code, browser.headers["location"]) == (303, f"/?q=cut#entry-{note.id}")
+
+
+async def test_no_confirmation_is_offered_for_a_scope_not_administered_or_someone_elses_entry(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    theirs = await own_note(services, ADA)
+    mine = await own_note(services, LENA)
+    await login_as(LENA)
+
+    elsewhere = await client.get(f"/memories/{mine.id}/promote?scope=tenant:hamburg")
+    not_mine = await client.get(f"/memories/{theirs.id}/promote?scope=tenant:berlin")
+
+    assert (elsewhere.status_code, not_mine.status_code) == (403, 404)

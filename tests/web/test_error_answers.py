@@ -137,7 +137,8 @@ async def test_every_form_htmx_sends_disables_its_buttons_while_its_request_runs
     await seed(services, *own, shared("depot", "north"))
     csrf = await login_as(LENA)
     await client.post("/memories/m_units/forget", data={"csrf_token": csrf}, follow_redirects=False)  # an undo
-    paths = ("/", "/admin", "/admin/facts/mem_tenant_berlin_depot/edit", "/admin/facts/mem_tenant_berlin_depot/delete")
+    fact = "/admin/facts/mem_tenant_berlin_depot"
+    paths = ("/", "/memories/m_tone/promote?scope=tenant:berlin", "/admin", f"{fact}/edit", f"{fact}/delete")
 
     forms = [form for path in paths for form in page_of(await client.get(path)).find_all("form")]
     sent = {form["hx-post"].rsplit("/", 1)[-1]: form.get("hx-disabled-elt") for form in forms if form.get("hx-post")}
@@ -146,7 +147,7 @@ async def test_every_form_htmx_sends_disables_its_buttons_while_its_request_runs
     assert set(sent.values()) == {"find button"}
 
 
-@pytest.mark.parametrize("path", ["/nope", "/memories/nope", "/admin/nope/deeper", "/static/nope.css"])
+@pytest.mark.parametrize("path", ["/nope", "/memories/nope/deeper", "/admin/nope/deeper", "/static/nope.css"])
 async def test_an_unknown_address_is_a_page_in_onfile_s_layout_leading_home(
     client: AsyncTestClient[Litestar], path: str
 ) -> None:

@@ -8,7 +8,9 @@ Every handler works as a plain form or link first; with htmx the same URL answer
   replacement — nothing, so it goes — plus the counts and the notice out of band. When forgetting
   revealed a wider value (or emptied the group) the whole list is re-rendered instead.
 - `POST /memories/undo` writes a forgotten memory back (see `web.pages.undo`).
-- `POST /memories/{id}/promote` republishes one of the person's own entries at a wider scope they
+- `GET /memories/{id}/promote?scope=` asks first, saying who will be told the entry: a page of its
+  own, or for htmx the entry's replacement (`GET /memories/{id}`, the entry's own row, puts it back).
+- `POST /memories/{id}/promote` then republishes one of the person's own entries at a wider scope they
   administer (`Administration.promote`): offered only to people who administer one. The whole list is
   answered again for htmx, since the entry now shows the published value beneath it.
 
@@ -30,7 +32,7 @@ from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
 from litestar.response import Redirect, Template
 
-from store import DigestEntry, ForgetOutcome, ScopeContext, forget_memory
+from store import DigestEntry, ForgetOutcome, ScopeContext, forget_memory, own_scope
 from web.admin.area import elevation_of
 from web.auth.sessions import Viewer
 from web.on_file import OnFile, on_file, resolving_origins
@@ -46,11 +48,29 @@ from web.pages.undo import (
 from web.security import safe_next_path
 from web.services import Services
 from web.views.listing import MemoryQuery, select_entries
-from web.views.memories import MemoriesPage, NoticeView, ProblemView, memories_page
+from web.views.memories import (
+    EntryView,
+    MemoriesPage,
+    NoticeView,
+    ProblemView,
+    PromotionConfirmView,
+    RowPage,
+    entry_view,
+    memories_page,
+)
 from web.views.words import scope_words
 
-__all__ = ("ReturnForm", "forget_on_page", "memories", "promote_on_page", "undo_forget")
+__all__ = (
+    "ReturnForm",
+    "confirm_promotion",
+    "forget_on_page",
+    "memories",
+    "memory_row",
+    "promote_on_page",
+    "undo_forget",
+)
 
+_GONE = "It may already have been forgotten."
 # A person's own page: never cached, and the same URL answers a page or a fragment.
 _HEADERS = {"Cache-Control": "no-store", "Vary": "HX-Request, HX-Target"}
 
@@ -148,6 +168,58 @@ async def undo_forget(
     return Template("memories/_changed.html", context={"page": view}, headers=_HEADERS)
 
 
+@get("/memories/{memory_id:str}", name="memory_row", include_in_schema=False)
+async def memory_row(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: FromPath[str],
+    back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
+) -> Template | Redirect:
+    """One entry: its row for htmx (the way back from an in-place step); a browser goes to it on the page."""
+    query = _back(request, back)
+    found = await on_file(services, viewer.actor)
+    entry = next((e for e in found.entries if e.record.id == memory_id), None)
+    if entry is None:
+        return _problem(request, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE))
+    if not request.htmx:
+        return Redirect(f"{query.href()}#entry-{memory_id}", status_code=303)
+    row = await _row(services, viewer, found, entry, query)
+    page = RowPage(csrf_token=viewer.csrf_token, back=query.href())
+    return Template("memories/_entry.html", context={"page": page, "entry": row}, headers=_HEADERS)
+
+
+@get("/memories/{memory_id:str}/promote", name="confirm_promotion", include_in_schema=False)
+async def confirm_promotion(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: FromPath[str],
+    at: Annotated[str, QueryParameter(name="scope", description="The scope to publish at.")] = "",
+    back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
+) -> Template:
+    """Publishing asks first, in plain words: who will be told it, and what stays."""
+    query = _back(request, back)
+    found = await on_file(services, viewer.actor)
+    own = own_scope(viewer.actor)
+    entry = next((e for e in found.entries if e.record.id == memory_id and e.scope == own), None)
+    if entry is None:
+        return _problem(request, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE))
+    if at not in await services.admin.promotion_targets(viewer.actor):
+        reason = "You can publish your own notes only for people whose shared facts you administer."
+        return _problem(request, viewer, query, _Problem(403, "That can't be published there", reason))
+    confirm = PromotionConfirmView(
+        entry=await _row(services, viewer, found, entry, query),
+        scope=at,
+        audience=scope_words(at, viewer.actor).held_for,
+        back=query.href(),
+        viewer_name=viewer.name,
+        csrf_token=viewer.csrf_token,
+    )
+    name = "memories/_confirm_promote.html" if request.htmx else "memories/confirm_promote.html"
+    return Template(name, context={"confirm": confirm}, headers=_HEADERS)
+
+
 @post("/memories/{memory_id:str}/promote", name="promote_on_page", status_code=200, include_in_schema=False)
 async def promote_on_page(
     request: HTMXRequest,
@@ -203,6 +275,18 @@ async def _page(
     )
 
 
+async def _row(services: Services, viewer: Viewer, found: OnFile, entry: DigestEntry, query: MemoryQuery) -> EntryView:
+    return entry_view(
+        select_entries(found, viewer.actor, query),
+        viewer.actor,
+        entry,
+        resolving=await resolving_origins(services, [entry]),
+        now=_now(),
+        conversation_url=services.settings.conversation_url,
+        promotion_targets=await services.admin.promotion_targets(viewer.actor),
+    )
+
+
 class _Problem(NamedTuple):
     status: int
     heading: str
@@ -229,7 +313,7 @@ def _forget_problem(outcome: ForgetOutcome, entry: DigestEntry | None, viewer: V
         managed = scope_words(entry.scope, viewer.actor).managed
         message = f"{managed}: only its administrators can change or remove it."
         return _Problem(403, "This memory can't be forgotten here", message, outcome.reason)
-    return _Problem(404, "That memory isn't on file for you", "It may already have been forgotten.", outcome.reason)
+    return _Problem(404, "That memory isn't on file for you", _GONE, outcome.reason)
 
 
 def _undo_problem(outcome: RestoreOutcome) -> _Problem:

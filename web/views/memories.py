@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 from store import Actor, DigestEntry, memory_forget_verdict
 from store.persistence.registry import Origin
@@ -40,9 +40,12 @@ __all__ = (
     "OverrideView",
     "PagerView",
     "ProblemView",
+    "PromotionConfirmView",
     "PromotionView",
+    "RowPage",
     "TimeView",
     "conversation_link",
+    "entry_view",
     "memories_page",
 )
 
@@ -81,6 +84,8 @@ class PromotionView:
     scope: str
     label: str
     """"Publish for everyone in your organisation"."""
+    confirm_href: str
+    """The confirmation step: a page of its own, or for htmx the entry's replacement."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +267,45 @@ def memories_page(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class RowPage:
+    """What one entry's row needs of its page when it is answered alone: the forms' token and way back."""
+
+    csrf_token: str
+    back: str
+
+
+@dataclass(frozen=True, slots=True)
+class PromotionConfirmView:
+    """Before one of the person's own entries is published for more people: who will be told it."""
+
+    entry: EntryView
+    scope: str
+    audience: str
+    """Who will be told it: "everyone in your organisation"."""
+    back: str
+    viewer_name: str
+    csrf_token: str
+
+    @property
+    def row_href(self) -> str:
+        return f"/memories/{quote(self.entry.id, safe='')}"
+
+
+def entry_view(
+    selection: Selection,
+    actor: Actor,
+    entry: DigestEntry,
+    *,
+    resolving: frozenset[Origin],
+    now: datetime,
+    conversation_url: str,
+    promotion_targets: tuple[str, ...] = (),
+) -> EntryView:
+    """One entry as the page shows it, wherever it is on the page (an in-place step puts it back)."""
+    return _EntryBuilder(actor, selection, resolving, now, conversation_url, promotion_targets).build(entry)
+
+
 def group_view(group: GroupSelection, query: MemoryQuery, entries: _EntryBuilder) -> GroupView:
     focused = query.group == group.slug
     matching = len(group.matching)
@@ -398,7 +442,11 @@ class _EntryBuilder:
     def _promotions(self, entry: DigestEntry) -> tuple[PromotionView, ...]:
         published = {o.scope for o in entry.overrides if o.text == entry.text}
         return tuple(
-            PromotionView(scope=s, label=f"Publish for {scope_words(s, self._actor).held_for}")
+            PromotionView(
+                scope=s,
+                label=f"Publish for {scope_words(s, self._actor).held_for}",
+                confirm_href=f"/memories/{quote(entry.record.id, safe='')}/promote?{urlencode({'scope': s})}",
+            )
             for s in self._promotion_targets
             if s not in published
         )
