@@ -14,6 +14,7 @@ from store import DIRECTION_CONTROLS, Actor
 from tests.web.admin_builders import tree
 from tests.web.builders import make_record, seed
 from tests.web.conftest import AGENT_TOKEN, SECRET, LoginAs
+from tests.web.html_tree import Element
 from tests.web.test_markup_inert import pages
 from web.auth.oidc import Person
 from web.auth.sessions import SESSION_COOKIE, csrf_token, start_session
@@ -115,3 +116,48 @@ async def test_the_form_refuses_it_and_offers_the_text_back_without_it_ready_to_
     assert offered == "nine to five"
     published = await client.post("/admin/facts", data={**form, "text": offered}, follow_redirects=False)
     assert published.status_code == 303
+
+
+HEBREW_KEY, HEBREW_FACT = "לשון", "מעדיפה תשובות בעברית, עם מספרים 123"
+ARABIC_FACT = "يفضل الإجابات باللغة العربية مع ذكر المستودع DEPOT-7 أولاً"
+
+
+def holders_of(page: Element, text: str) -> list[Element]:
+    """The elements that hold `text` in their own text (the block and form fields aside: the block is
+    the model's text as it reads it, and a field keeps what was typed)."""
+    return [
+        element
+        for element in page.elements()
+        if element.tag not in {"pre", "textarea", "option", "title"}
+        and any(isinstance(child, str) and text in child for child in element.children)
+    ]
+
+
+async def test_every_key_fact_and_name_a_person_wrote_is_laid_out_by_its_own_direction(
+    client: AsyncTestClient[Litestar], services: Services
+) -> None:
+    await seed(
+        services,
+        make_record("mem_own", HEBREW_KEY, HEBREW_FACT, "actor:lena", actor_ref="lena"),
+        make_record("mem_berlin", HEBREW_KEY, ARABIC_FACT, "tenant:berlin", author="human", actor_ref="lena"),
+    )
+    session_id = await start_session(services, Person(LENA, "Lena", "lena@example.com", ""), None)
+    client.cookies.set(SESSION_COOKIE, session_id)
+    csrf = {"X-CSRF-Token": csrf_token(SECRET, session_id)}
+    edited = await client.put("/admin/memories/mem_berlin", json={"text": f"{ARABIC_FACT} ٢"}, headers=csrf)
+    assert edited.status_code == 200
+    preview = {"csrf_token": csrf["X-CSRF-Token"], "actor_id": "lena", "tenant_ref": "berlin", "text": HEBREW_FACT}
+
+    shown = {
+        "/": tree(await client.get("/")),
+        "/admin": tree(await client.get("/admin")),
+        "/admin/audit": tree(await client.get("/admin/audit")),
+        "/admin/facts/mem_berlin/edit": tree(await client.get("/admin/facts/mem_berlin/edit")),
+        "/admin/facts/mem_berlin/delete": tree(await client.get("/admin/facts/mem_berlin/delete")),
+        "preview": tree(await client.post("/support/preview/show", data=preview)),
+    }
+
+    for name, page in shown.items():
+        held = [e for text in (HEBREW_KEY, HEBREW_FACT, ARABIC_FACT) for e in holders_of(page, text)]
+        assert held, name
+        assert [(e.tag, e.attrs) for e in held if e.tag != "bdi" and e.get("dir") != "auto"] == [], name
