@@ -219,7 +219,14 @@ async def outcome_response(
     view = await shared_facts_page(services, viewer, elevation, query, notice=notice)
     return HTMXTemplate(
         template_name="admin/_changed.html",
-        context={"page": view, "area": view.area, "fresh_form": done == "Published"},
+        # The focus goes to the fact acted on; to the notice when the fact is gone.
+        context={
+            "page": view,
+            "area": view.area,
+            "fresh_form": done == "Published",
+            "focus_fact": "" if done == "Deleted" else record.id,
+            "focus_notice": done == "Deleted",
+        },
         re_target="#shared",
         re_swap="outerHTML",
         headers=NO_STORE,

@@ -112,7 +112,8 @@ async def memories(
         chunk = next((g for g in view.groups if f"more-{g.slug}" == target), None)
         if chunk is None:  # a group that is gone answers nothing, so its "show more" goes
             return Response(content="", media_type=MediaType.HTML, headers=_HEADERS)
-        return Template("memories/_entries.html", context={"page": view, "group": chunk}, headers=_HEADERS)
+        context = {"page": view, "group": chunk, "focus_first": True}
+        return Template("memories/_entries.html", context=context, headers=_HEADERS)
     return Template("memories/_results.html", context={"page": view}, headers=_HEADERS)
 
 
@@ -164,8 +165,14 @@ async def undo_forget(
     notice = NoticeView(kind="restored", message=f"“{outcome.key}” is back on file.")
     if not request.htmx:
         return Redirect(query.href(), status_code=303, cookies=[notice_cookie(services, viewer, notice, now)])
-    view = await _page(services, viewer, await on_file(services, viewer.actor), query, now, notice)
-    return Template("memories/_changed.html", context={"page": view}, headers=_HEADERS)
+    found = await on_file(services, viewer.actor)
+    view = await _page(services, viewer, found, query, now, notice)
+    own = own_scope(viewer.actor)
+    restored = next((e.record.id for e in found.entries if e.key == outcome.key and e.scope == own), "")
+    # The focus goes to the restored entry, or to the notice when the entry is not on this page.
+    shown = any(e.id == restored for g in view.groups for e in g.entries)
+    context = {"page": view, "focus_entry": restored, "focus_notice": not shown}
+    return Template("memories/_changed.html", context=context, headers=_HEADERS)
 
 
 @get("/memories/{memory_id:str}", name="memory_row", include_in_schema=False)
