@@ -19,7 +19,6 @@ from urllib.parse import quote, urlsplit
 from litestar import MediaType, Request, Response
 from litestar.datastructures import State
 from litestar.exceptions import HTTPException
-from litestar.exceptions.responses import create_exception_response
 from litestar.plugins.htmx import ClientRedirect
 from litestar.response import Template
 
@@ -106,10 +105,11 @@ def csrf_refusal(request: Request[Any, Any, State]) -> Response[Any]:
 
 
 def not_found_handler(request: Request[Any, Any, State], error: HTTPException) -> Response[Any]:
-    """An address that names nothing: a page (a notice for htmx) leading home; the JSON routes keep
-    their JSON answer."""
-    if _answers_json(request):
-        return create_exception_response(request, error)
+    """An address that names nothing: a page (a notice for htmx) leading home; on the JSON routes the
+    APIs' `{"error"}`."""
+    if _answers_json(request):  # the JSON APIs' one shape for a refusal
+        said = f"Nothing is at {request.method} {request.url.path}; /schema/openapi.json lists what is."
+        return Response({"error": said}, status_code=404, media_type=MediaType.JSON)
     message = "The link may be out of date, or the address mistyped: nothing in OnFile is found at it."
     view = ErrorView(404, "There is nothing at this address", message, "/", "Go to what's on file about you", "home")
     return error_answer(request, view)
@@ -119,7 +119,9 @@ def method_not_allowed_handler(request: Request[Any, Any, State], error: HTTPExc
     """An address opened in a way it does not take — in practice a form's target (`/logout`, a
     forget) opened as a page: said in words, with the `Allow` header; JSON on the JSON routes."""
     if _answers_json(request):
-        return create_exception_response(request, error)
+        allowed = next((v for k, v in (error.headers or {}).items() if k.lower() == "allow"), "another method")
+        said = f"{request.url.path} does not take {request.method}; it takes {allowed}."
+        return Response({"error": said}, status_code=405, headers=dict(error.headers or {}), media_type=MediaType.JSON)
     message = (
         "It is where one of OnFile's buttons sends its form (signing out, forgetting, publishing): opening it "
         "shows nothing and changes nothing. Use the button on the page instead."

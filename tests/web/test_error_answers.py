@@ -184,9 +184,20 @@ async def test_an_unknown_address_asked_by_htmx_is_a_notice(client: AsyncTestCli
     ("method", "path"),
     [("GET", "/agent/nope"), ("GET", "/admin/memories/x/y/z"), ("PUT", "/metrics")],
 )
-async def test_the_json_routes_keep_answering_json(client: AsyncTestClient[Litestar], method: str, path: str) -> None:
+async def test_the_json_routes_answer_the_apis_error_shape(
+    client: AsyncTestClient[Litestar], method: str, path: str
+) -> None:
     answer = await client.request(method, path)
 
     assert answer.status_code in {404, 405}
     assert answer.headers["content-type"].startswith("application/json")
-    assert answer.json()["status_code"] == answer.status_code
+    assert list(answer.json()) == ["error"]
+    assert path in answer.json()["error"]
+
+
+async def test_a_method_a_json_route_does_not_take_names_the_ones_it_does(client: AsyncTestClient[Litestar]) -> None:
+    answer = await client.get("/agent/runs/run_1/digest")
+
+    assert answer.status_code == 405
+    assert answer.json() == {"error": "/agent/runs/run_1/digest does not take GET; it takes POST, OPTIONS."}
+    assert answer.headers["allow"] == "POST, OPTIONS"
