@@ -66,12 +66,18 @@ class PinBudget:
 
     @property
     def warning(self) -> str | None:
+        """The warning naming the scope by its token, as an API answers it."""
+        return self.warning_for(f"at {self.scope}")
+
+    def warning_for(self, where: str) -> str | None:
+        """The warning with the scope named by `where` ("for everyone in the organisation “berlin”"),
+        as a page says it; None within the budget."""
         if not self.over:
             return None
         dropped = self.pinned_keys - self.max_memories
         return (
-            f"{self.pinned_keys} keys are always on at {self.scope}, but a prompt carries at most "
-            f"{self.max_memories} memories: {dropped} always-on fact{'s' if dropped != 1 else ''} would stop "
+            f"{self.pinned_keys:,} keys are always on {where}, but a prompt carries at most "
+            f"{self.max_memories:,} memories: {dropped:,} always-on fact{'s' if dropped != 1 else ''} would stop "
             "reaching prompts. Unpin something or raise the ceiling."
         )
 

@@ -55,6 +55,11 @@ def test_the_pin_budget_counts_pinned_keys_at_the_scope_and_warns_past_the_ceili
         "4 keys are always on at tenant:berlin, but a prompt carries at most 3 memories: 1 always-on fact would "
         "stop reaching prompts. Unpin something or raise the ceiling."
     )
+    assert after.warning_for("for everyone in your organisation") == (
+        "4 keys are always on for everyone in your organisation, but a prompt carries at most 3 memories: 1 "
+        "always-on fact would stop reaching prompts. Unpin something or raise the ceiling."
+    )
+    assert now.warning_for("anywhere") is None
     assert again.pinned_keys == 3
     assert "2 always-on facts" in (pin_budget(records, scope="tenant:berlin", max_memories=1).warning or "")
 

@@ -13,6 +13,10 @@ from web.services import Services
 from web.settings import Settings
 
 WARNING = (
+    "3 keys are always on for everyone in your organisation, but a prompt carries at most 2 memories: 1 always-on "
+    "fact would stop reaching prompts. Unpin something or raise the ceiling."
+)
+API_WARNING = (
     "3 keys are always on at tenant:berlin, but a prompt carries at most 2 memories: 1 always-on fact would stop "
     "reaching prompts. Unpin something or raise the ceiling."
 )
@@ -72,8 +76,8 @@ async def test_the_json_pin_answers_the_budget_with_its_warning(
         "pinnedKeys": 3,
         "maxMemories": 2,
         "over": True,
-        "warning": WARNING,
+        "warning": API_WARNING,
     }
     assert back.json()["budget"] == {"scope": "tenant:berlin", "pinnedKeys": 2, "maxMemories": 2, "over": False}
     assert created.status_code == 201
-    assert created.json()["budget"]["warning"] == WARNING
+    assert created.json()["budget"]["warning"] == API_WARNING

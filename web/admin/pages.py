@@ -205,7 +205,7 @@ async def outcome_response(
         return not_administered(request, view, query, outcome.reason)
     record = outcome.record
     audience = scope_label(record.scope, viewer.actor).audience
-    warning = outcome.budget.warning if outcome.budget else None
+    warning = outcome.budget.warning_for(f"for {audience}") if outcome.budget else None
     notice = NoticeView(
         kind="warning" if warning else "done",
         message=f"{done}: “{record.key}”, for {audience}.",

@@ -212,13 +212,13 @@ def fact_view(record: MemoryRecord, label: ScopeLabel, now: datetime, pin_warnin
     )
 
 
-def budget_view(budget: PinBudget) -> BudgetView:
+def budget_view(budget: PinBudget, label: ScopeLabel) -> BudgetView:
     return BudgetView(
         pinned=budget.pinned_keys,
         ceiling=budget.max_memories,
         words=f"{budget.pinned_keys:,} of {budget.max_memories:,} always-on",
         over=budget.over,
-        warning=budget.warning or "",
+        warning=budget.warning_for(f"for {label.audience}") or "",
     )
 
 
@@ -315,7 +315,7 @@ def _group(
         scope=label.token,
         slug=scope_slug(label.token),
         name=label.name,
-        budget=budget_view(budget),
+        budget=budget_view(budget, label),
         held=len(held),
         matching=len(matching),
         count_words=f"{len(matching):,} of {count_words(len(held), 'fact', 'facts')}"
