@@ -75,7 +75,8 @@ async def test_promoting_publishes_a_human_authored_copy_and_keeps_the_original(
     notice = page.one(attrs={"data-notice": "published"})
     assert notice.one("p", {"class": "notice-message"}).text == "Published “cutoff” for everyone in your organisation."
     entry = page.one("li", {"data-entry": note.id})
-    assert entry.one(attrs={"data-override": "organisation"}).one("q").text == "orders close at 14:00"
+    assert entry.find(attrs={"data-overrides": True}) is None, "the same text differs from nothing"
+    assert entry.one(attrs={"data-same-as": True}).text.startswith("Your organisation's default is the same, ")
     assert entry.find(attrs={"data-promote": True}) is None
 
 
@@ -91,7 +92,7 @@ async def test_htmx_promotes_in_place_and_answers_the_whole_list(
 
     assert (response.status_code, response.headers["hx-retarget"]) == (200, "#on-file")
     parts = tree(response)
-    assert parts.one("section", {"id": "on-file"}).one("li", {"data-entry": note.id}).one(attrs={"data-override": True})
+    assert parts.one("section", {"id": "on-file"}).one("li", {"data-entry": note.id}).one(attrs={"data-same-as": True})
     assert parts.one(attrs={"data-notice": "published"})
 
 

@@ -114,6 +114,26 @@ async def test_an_override_shows_the_wider_values_beneath_it_with_their_authors(
     assert len(page.find_all("li", {"data-key": "fiscal-year"})) == 1, "beaten values are not entries of their own"
 
 
+async def test_a_wider_value_that_is_the_same_is_said_to_be_the_same_not_a_difference(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(
+        services,
+        make_record("m_mine", "units", "kilometres"),
+        make_record("m_org", "units", "kilometres", "tenant:berlin", author="human", actor_ref="lena"),
+        make_record("m_all", "units", "miles", "global", author="human", actor_ref="root"),
+    )
+    await login_as(ADA)
+
+    row = page_of(await client.get("/")).one("li", {"data-entry": "m_mine"})
+
+    overrides = row.one(attrs={"data-overrides": True}).find_all("li", {"data-override": True})
+    assert [o["data-override"] for o in overrides] == ["everyone"]
+    assert row.one(attrs={"data-same-as": True}).text == (
+        "Your organisation's default is the same, set by an administrator."
+    )
+
+
 async def test_a_pinned_entry_is_marked_always_on(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

@@ -13,7 +13,7 @@ from datetime import datetime
 from typing import Literal
 from urllib.parse import quote, urlencode
 
-from store import Actor, DigestEntry, memory_forget_verdict
+from store import Actor, DigestEntry, Override, memory_forget_verdict
 from store.persistence.registry import Origin
 from web.on_file import origin_of
 from web.views.listing import PAGE_SIZE, GroupSelection, MemoryQuery, Selection, cursor_of
@@ -99,6 +99,7 @@ class EntryView:
     updated: TimeView
     pinned: bool
     overrides: tuple[OverrideView, ...]
+    """The wider values this entry overrides that say something else."""
     origin: OriginView | None
     forgettable: bool
     """`memory_forget_verdict`'s answer for this person and this entry's scope."""
@@ -107,6 +108,9 @@ class EntryView:
     promotions: tuple[PromotionView, ...] = ()
     """The wider scopes this entry may be published at (someone who administers them, their own entry),
     leaving out a scope that already holds the same text."""
+    same_as: tuple[OverrideView, ...] = ()
+    """The wider scopes that hold the very same text (as after publishing one's own note): said as
+    such, never as a difference."""
 
     @property
     def forget_href(self) -> str:
@@ -424,19 +428,20 @@ class _EntryBuilder:
                 exact=exact_time(record.updated_at),
             ),
             pinned=entry.pinned,
-            overrides=tuple(
-                OverrideView(
-                    lead=scope_words(o.scope, self._actor).default_is,
-                    text=o.text,
-                    by=override_by(o.author, o.scope, self._actor),
-                    group=self._slugs.get(o.scope, ""),
-                )
-                for o in entry.overrides
-            ),
+            overrides=tuple(self._override(o) for o in entry.overrides if o.text != entry.text),
+            same_as=tuple(self._override(o) for o in entry.overrides if o.text == entry.text),
             origin=self._origin(entry),
             forgettable=verdict.allowed,
             managed="" if verdict.allowed else words.managed,
             promotions=self._promotions(entry) if words.kind == "own" else (),
+        )
+
+    def _override(self, override: Override) -> OverrideView:
+        return OverrideView(
+            lead=scope_words(override.scope, self._actor).default_is,
+            text=override.text,
+            by=override_by(override.author, override.scope, self._actor),
+            group=self._slugs.get(override.scope, ""),
         )
 
     def _promotions(self, entry: DigestEntry) -> tuple[PromotionView, ...]:
