@@ -38,12 +38,13 @@ pruned = table_of(PrunedRunRow)
 
 
 class RunPrunedError(LookupError):
-    """A run whose checkpoints were pruned after its retention asked to resume: its recorded decisions
-    are gone, so it must not silently get different ones."""
+    """A run whose checkpoints were deleted — its retention ended, or the person it was for was erased
+    — asked to resume: its recorded decisions are gone, so it must not silently get different ones."""
 
     def __init__(self, run_id: str) -> None:
         super().__init__(
-            f"Run {run_id} was pruned after its retention ended: its memory can no longer be replayed. Start a new run."
+            f"Run {run_id}'s journal was deleted (its retention ended, or the person it was for was erased): its "
+            "memory can no longer be replayed. Start a new run."
         )
         self.run_id = run_id
 
@@ -212,9 +213,18 @@ class RunJournal:
         return len(run_ids)
 
     async def erase_actor(self, actor_id: str) -> int:
-        """Drop every checkpoint of the runs for `actor_id` (their erasure); how many rows went."""
+        """Drop every checkpoint of the runs for `actor_id` (their erasure), leaving the same tombstone
+        pruning leaves: a run of theirs still in flight is told its journal is gone, instead of being
+        resolved afresh and writing about them again. How many checkpoints went."""
+        now = self._clock()
         async with writing(self._engine) as connection:
+            theirs = select(journal.c.run_id).where(journal.c.actor_id == actor_id).distinct()
+            run_ids = [row[0] for row in (await connection.execute(theirs)).all()]
             result = await connection.execute(delete(journal).where(journal.c.actor_id == actor_id))
+            for chunk in _chunks(run_ids, 500):
+                await connection.execute(
+                    _tombstones(connection.dialect.name), [{"run_id": r, "pruned_at": now} for r in chunk]
+                )
         return result.rowcount
 
 

@@ -111,7 +111,8 @@ class RunCheckpointRow(TableBase):
 
 
 class PrunedRunRow(TableBase):
-    """A run whose checkpoints were pruned after its retention: it can no longer resume, and says so."""
+    """A run whose checkpoints were deleted (pruned after its retention, or its person erased): it can no
+    longer resume, and says so."""
 
     __tablename__ = "pruned_run"
 

@@ -51,6 +51,27 @@ async def test_a_tenant_administrator_erases_a_person_of_their_organisation(
     assert next(e.action for e in await services.audit.at_scopes(["tenant:berlin"])) == "erase"
 
 
+async def test_a_run_of_theirs_still_in_flight_is_told_its_journal_is_gone_and_writes_nothing(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(client, services)
+    token = await login_as(LENA)
+    assert (await client.post("/admin/people/ada/erase", data={"csrf_token": token})).status_code == 200
+    auth = {"Authorization": f"Bearer {AGENT_TOKEN}"}
+
+    resumed = await client.post(
+        "/agent/runs/run_1/digest", json={"actor": {"id": "ada", "tenantRef": "berlin"}}, headers=auth
+    )
+    remembered = await client.post(
+        "/agent/runs/run_1/remember", json={"callId": "c1", "key": "health", "fact": "zebraquartz"}, headers=auth
+    )
+
+    assert (resumed.status_code, remembered.status_code) == (410, 410)
+    assert "the person it was for was erased" in resumed.json()["error"]
+    assert await services.provider.list(scopes=["actor:ada"], ctx=None) == ()  # type: ignore[arg-type]
+    assert await services.journal.checkpoints("run_1") == {}
+
+
 async def test_another_organisations_administrator_cannot_erase_and_is_told_the_person_is_not_theirs(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
