@@ -13,6 +13,7 @@ from store.diagnostics import DIAGNOSTICS, Diagnostics, MemoryResolved, MemoryWr
 from store.domain.authority import memory_forget_verdict, memory_write_verdict
 from store.domain.block import build_memory_block
 from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest, resolve_shortlist
+from store.domain.relevance import query_words
 from store.domain.remember import DEFAULT_MAX_FACT_CHARS, check_memory_input, remember_tool
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver, normalise_scopes, own_scope
 from store.domain.types import MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
@@ -94,8 +95,8 @@ class WriteOutcome:
 
 
 async def offer_memories(config: MemoryConfig, ctx: ScopeContext, query: str | None = None) -> MemoryDigest:
-    """The digest for a turn. Searches when the provider can and the trimmed `query` (the person's turn
-    text) is non-empty — then `list` is not called and the digest is `recalled`; otherwise lists (a
+    """The digest for a turn. Searches when the provider can and the `query` (the person's turn text)
+    holds a word — then `list` is not called and the digest is `recalled`; otherwise lists (a
     provider that can shortlists instead: the same digest, reading only the keys the block holds).
     Records returned outside the resolved scopes are dropped: a backstop, never the boundary."""
     digest, _ = await select_for_turn(config, ctx, query)
@@ -112,7 +113,9 @@ async def select_for_turn(
         return MemoryDigest(scopes=()), None
     text = (query or "").strip()
     provider = config.provider
-    if text and isinstance(provider, SearchableMemoryProvider):
+    # a turn with no word in it (only punctuation or emoji) has nothing to rank by: it is listed, and
+    # its block does not claim a selection was made
+    if query_words(text) and isinstance(provider, SearchableMemoryProvider):
         found = await provider.search(scopes=scopes, query=text, limit=config.max_memories, ctx=ctx)
         digest = resolve_digest(found, scopes=scopes, max_memories=config.max_memories, ranked=True)
         return digest, tuple(dict.fromkeys(r.key for r in found if r.scope in scopes))

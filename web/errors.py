@@ -119,7 +119,8 @@ def method_not_allowed_handler(request: Request[Any, Any, State], error: HTTPExc
     """An address opened in a way it does not take — in practice a form's target (`/logout`, a
     forget) opened as a page: said in words, with the `Allow` header; JSON on the JSON routes."""
     if _answers_json(request):
-        allowed = next((v for k, v in (error.headers or {}).items() if k.lower() == "allow"), "another method")
+        allow = next((v for k, v in (error.headers or {}).items() if k.lower() == "allow"), "")
+        allowed = ", ".join(sorted(m.strip() for m in allow.split(",") if m.strip())) or "another method"
         said = f"{request.url.path} does not take {request.method}; it takes {allowed}."
         return Response({"error": said}, status_code=405, headers=dict(error.headers or {}), media_type=MediaType.JSON)
     message = (

@@ -61,8 +61,8 @@ class NoScopes:
         return ()
 
 
-@pytest.mark.parametrize("query", [None, "", "   \n"])
-async def test_a_turn_with_no_text_is_served_by_list(query: str | None) -> None:
+@pytest.mark.parametrize("query", [None, "", "   \n", "??? 🙂 …", "-- !! --"])
+async def test_a_turn_with_no_words_is_served_by_list_and_claims_no_selection(query: str | None) -> None:
     provider = SpyingInMemoryProvider([make_record("tone")])
 
     digest = await offer_memories(MemoryConfig(provider=provider), CTX, query)
