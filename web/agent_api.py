@@ -11,15 +11,13 @@ from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 import msgspec
-from litestar import Request, Response, Router, delete, post
-from litestar.datastructures import State
+from litestar import Response, Router, delete, post
 from litestar.di import NamedDependency
 from litestar.enums import ScopeType
-from litestar.exceptions import HTTPException, NotAuthorizedException, ValidationException
+from litestar.exceptions import NotAuthorizedException, ValidationException
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example, SecurityScheme
 from litestar.params import Body, PathParameter
-from litestar.status_codes import HTTP_413_REQUEST_ENTITY_TOO_LARGE
 from litestar.types import ASGIApp, ExceptionHandlersMap, Receive, Scope, Send
 
 from store import Actor, MemoryDigest
@@ -27,6 +25,7 @@ from store.domain.codec import digest_to_json, record_to_json
 from store.domain.identifiers import MAX_ID_CHARS, id_problem
 from store.persistence import RunPrunedError, RunsOnAnotherThreadError
 from store.runs import RecordedRun, RememberCallMismatchError, RunActorMismatchError, RunNotStartedError
+from web.api_errors import JSON_API_EXCEPTIONS, TOO_LARGE
 from web.services import Services
 
 __all__ = ("DigestIn", "DigestOut", "ProblemOut", "RecordOut", "agent_router", "bearer_scheme", "digest_out")
@@ -61,7 +60,6 @@ def _addressed(name: str, value: str) -> None:
 PathId = Annotated[
     str, PathParameter(min_length=1, max_length=MAX_ID_CHARS, description=f"{_ID_RULE} No '/'; encode '?', '#', '%'.")
 ]
-TOO_LARGE = "The request body is larger than OnFile accepts; a turn's text or a fact is far smaller."
 MEMORY_OFF = "Memory is switched off on this OnFile: no digest is resolved, nothing is written or journaled."
 
 
@@ -258,26 +256,7 @@ def _problem(error: Exception, status: int) -> Response[Any]:
     return Response(ProblemOut(str(error)), status_code=status)
 
 
-def _http_problem(_: Request[Any, Any, State], error: HTTPException) -> Response[ProblemOut]:
-    """Every other refusal of an agent call — a body or address that is not valid (400, each problem
-    named), no token (401), too large (413) — in the same `{"error"}` shape as the admin API's."""
-    extra = error.extra if isinstance(error.extra, list) else []
-    said = [str(item["message"]) for item in extra if isinstance(item, dict) and item.get("message")]
-    if said:
-        message = f"The request is not valid: {'; '.join(said)}"
-    elif error.status_code == HTTP_413_REQUEST_ENTITY_TOO_LARGE:
-        message = TOO_LARGE
-    else:
-        message = error.detail
-    return Response(ProblemOut(message), status_code=error.status_code, headers=error.headers)
-
-
-def _too_deep(_: Request[Any, Any, State], __: RecursionError) -> Response[ProblemOut]:
-    """JSON nested deeper than the decoder goes: a request no runtime means to send, a 400."""
-    return Response(ProblemOut("The request is not valid: its JSON is nested too deeply."), status_code=400)
-
-
-AGENT_EXCEPTIONS: ExceptionHandlersMap = {HTTPException: _http_problem, RecursionError: _too_deep}
+AGENT_EXCEPTIONS: ExceptionHandlersMap = JSON_API_EXCEPTIONS
 
 
 def _refusal(description: str, example: str) -> ResponseSpec:

@@ -48,6 +48,7 @@ DATABASE_UNAVAILABLE = (
 CSRF_REFUSED = "This form was out of date or did not come from OnFile, so nothing was changed."
 RETRY_AFTER_SECONDS = 5
 # Routes that answer JSON: an outage there is JSON too, so a client can read it.
+LOG_IN_FIRST = "Log in to the dashboard first."
 _JSON_PREFIXES = ("/agent/", "/admin/memories", "/admin/audit.json", "/schema", "/metrics", "/healthz")
 _NO_STORE = {"Cache-Control": "no-store"}
 
@@ -139,7 +140,7 @@ def login_required_handler(request: Request[Any, Any, State], _: LoginRequiredEr
     back = path if request.method == "GET" else "/"
     login = f"/login?next={quote(back, safe='/')}"
     if path.startswith("/agent/"):
-        return Response({"error": "Log in to the dashboard first."}, status_code=401)
+        return Response({"error": LOG_IN_FIRST}, status_code=401)
     if request.headers.get("hx-request") == "true":
         return ClientRedirect(redirect_to=login)
     return Response(content=None, status_code=303, headers={"Location": login})

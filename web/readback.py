@@ -11,11 +11,15 @@ from typing import Annotated, Literal
 import msgspec
 from litestar import Response, delete, get
 from litestar.di import NamedDependency
+from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import PathParameter, QueryParameter
 
 from store import ScopeContext, forget_memory
+from store.memory import NOT_ON_FILE
+from web.api_errors import JSON_API_EXCEPTIONS
 from web.auth.sessions import Viewer
+from web.errors import LOG_IN_FIRST
 from web.on_file import on_file, origin_of, resolving_origins
 from web.services import Services
 
@@ -57,6 +61,18 @@ class ErrorOut(msgspec.Struct, frozen=True):
     error: str
 
 
+_INVALID = ResponseSpec(
+    ErrorOut,
+    description="An address or query that is not valid",
+    examples=[Example(value={"error": "The request is not valid: the address contains a control character."})],
+)
+
+
+_NO_SESSION = ResponseSpec(
+    ErrorOut, description="No dashboard session", examples=[Example(value={"error": LOG_IN_FIRST})]
+)
+
+
 async def read_back(
     services: NamedDependency[Services], viewer: NamedDependency[Viewer], thread_id: str | None
 ) -> list[MemoryEntryOut]:
@@ -95,6 +111,9 @@ async def read_back(
         "dashboard session."
     ),
     tags=["read-back"],
+    security=[{"dashboardSession": []}],
+    exception_handlers=JSON_API_EXCEPTIONS,
+    responses={400: _INVALID, 401: _NO_SESSION},
 )
 async def list_memories(
     services: NamedDependency[Services],
@@ -117,7 +136,32 @@ async def list_memories(
     ),
     tags=["read-back"],
     status_code=200,
-    responses={},
+    security=[{"dashboardSession": [], "csrfToken": []}],
+    exception_handlers=JSON_API_EXCEPTIONS,
+    responses={
+        200: ResponseSpec(
+            ForgottenOut, description="It was yours and is gone", examples=[Example(value={"forgotten": True})]
+        ),
+        400: _INVALID,
+        401: _NO_SESSION,
+        403: ResponseSpec(
+            ErrorOut,
+            description="Held at a wider scope (your organisation manages it), or no valid X-CSRF-Token",
+            examples=[
+                Example(
+                    value={
+                        "error": "This memory is held at tenant:berlin, which is managed by its administrators; it "
+                        "cannot be forgotten here."
+                    }
+                )
+            ],
+        ),
+        404: ResponseSpec(
+            ErrorOut,
+            description="Unknown, another person's, or beaten by a narrower memory: one answer for all",
+            examples=[Example(value={"error": NOT_ON_FILE})],
+        ),
+    },
 )
 async def delete_memory(
     services: NamedDependency[Services],

@@ -118,3 +118,35 @@ async def test_forgetting_without_the_csrf_token_changes_nothing(
 
     assert response.status_code == 403
     assert len((await client.get("/agent/memories")).json()) == 1
+
+
+async def test_an_address_the_read_back_cannot_take_is_refused_in_its_error_shape(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    token = await login_as(ADA)
+
+    nul = await client.delete("/agent/memories/a%00b", headers={"X-CSRF-Token": token})
+    unknown = await client.delete("/agent/memories/nothing-here", headers={"X-CSRF-Token": token})
+
+    assert nul.status_code == 400
+    assert list(nul.json()) == ["error"]
+    assert unknown.status_code == 404
+    assert list(unknown.json()) == ["error"]
+
+
+async def test_the_openapi_document_describes_the_read_back_refusals_and_credentials(
+    client: AsyncTestClient[Litestar],
+) -> None:
+    paths = (await client.get("/schema/openapi.json")).json()["paths"]
+
+    listing = paths["/agent/memories"]["get"]
+    forgetting = paths["/agent/memories/{memory_id}"]["delete"]
+
+    assert listing["security"] == [{"dashboardSession": []}]
+    assert forgetting["security"] == [{"dashboardSession": [], "csrfToken": []}]
+    assert "401" in listing["responses"]
+    assert {"200", "401", "403", "404"} <= set(forgetting["responses"])
+    for status in ("401", "403", "404"):
+        content = forgetting["responses"][status]["content"]["application/json"]
+        assert content["schema"] == {"$ref": "#/components/schemas/ErrorOut"}
+        assert all(list(example["value"]) == ["error"] for example in content["examples"].values())
