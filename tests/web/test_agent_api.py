@@ -309,3 +309,14 @@ async def test_the_openapi_document_states_exactly_what_the_agent_routes_accept_
 def agent_operations_answer(document: dict[str, Any], path: str) -> Any:
     examples = document["paths"][path]["post"]["responses"]["200"]["content"]["application/json"]["examples"]
     return next(iter(examples.values()))["value"]
+
+
+async def test_a_body_that_does_not_match_its_schema_is_refused_naming_the_field(
+    client: AsyncTestClient[Litestar],
+) -> None:
+    too_long = await client.post("/agent/runs/run_1/digest", json={"actor": {"id": "u" * 201}}, headers=AUTH)
+    wrong_type = await client.post("/agent/runs/run_1/digest", json={"actor": {"id": "u"}, "text": 5}, headers=AUTH)
+
+    assert too_long.status_code == wrong_type.status_code == 400
+    assert too_long.json() == {"error": "The request is not valid: actor.id: Expected `str` of length <= 200"}
+    assert wrong_type.json() == {"error": "The request is not valid: text: Expected `str`, got `int`"}
