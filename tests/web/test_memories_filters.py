@@ -10,7 +10,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from store import MemoryRecord
+from store import Actor, MemoryRecord
 from store.persistence.registry import Origin
 from tests.web.builders import ADA, HTMX, make_record, page_of, seed
 from tests.web.conftest import LoginAs
@@ -221,3 +221,15 @@ async def test_forgetting_an_entry_shown_by_show_more_answers_for_the_page_the_b
     assert (summary["data-total"], summary["data-matching"]) == (str(PAGE_SIZE + 3), str(PAGE_SIZE + 3))
     assert summary.find("a", {"data-action": "clear-filter"}) is None, "the overview is not a filtered view"
     assert answer.one(attrs={"id": "count-organisation"}).text == "1 memory"
+
+
+@pytest.mark.parametrize("page", ["²", "①", "٣", "9" * 5000, "-1", "1e3", " 2"])
+@pytest.mark.parametrize("path", ["/", "/admin", "/admin/audit"])
+async def test_a_page_number_that_is_not_one_is_the_first_page_never_an_error(
+    client: AsyncTestClient[Litestar], login_as: LoginAs, path: str, page: str
+) -> None:
+    await login_as(Actor("lena", "berlin", ("onfile-admin",)))
+
+    answer = await client.get(path, params={"page": page})
+
+    assert answer.status_code == 200, (path, page, answer.status_code)

@@ -20,6 +20,7 @@ from store import Actor
 from store.persistence import AUDIT_ACTIONS, AuditEntry
 from web.admin.area import AreaView
 from web.admin.words import action_words, scope_label
+from web.views.listing import page_number
 from web.views.memories import OptionView, TimeView
 from web.views.words import count_words, exact_time, relative_time
 
@@ -59,13 +60,12 @@ class AuditQuery:
         key: str | None = None,
         page: str | None = None,
     ) -> AuditQuery:
-        number = int(page) if page and page.isdigit() else 1
         return cls(
             action=action if action in AUDIT_ACTIONS else "",
             scope=(scope or "").strip(),
             who=(who or "").strip()[:200],
             key=(key or "").strip()[:200],
-            page=max(1, min(number, 1_000_000)),
+            page=page_number(page),
         )
 
     @property

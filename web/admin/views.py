@@ -16,6 +16,7 @@ from store import MAX_KEY_CHARS, Actor, MemoryRecord
 from store.domain.administration import PinBudget, pin_budget
 from web.admin.area import AreaView, NoticeView
 from web.admin.words import ScopeLabel, scope_label, scope_slug
+from web.views.listing import page_number
 from web.views.memories import OptionView, TimeView
 from web.views.words import count_words, exact_time, relative_time
 
@@ -51,11 +52,10 @@ class AdminQuery:
 
     @classmethod
     def parse(cls, *, text: str | None = None, scope: str | None = None, page: str | None = None) -> AdminQuery:
-        number = int(page) if page and page.isdigit() else 1
         return cls(
             text=" ".join((text or "").split())[:MAX_QUERY_CHARS],
             scope=(scope or "").strip(),
-            page=max(1, min(number, 1_000_000)),
+            page=page_number(page),
         )
 
     @property

@@ -32,12 +32,24 @@ __all__ = (
     "MemoryQuery",
     "Selection",
     "cursor_of",
+    "page_number",
     "select_entries",
 )
 
 PAGE_SIZE = 50
 MAX_QUERY_CHARS = 200
 AUTHOR_KINDS: tuple[AuthorKind, ...] = get_args(AuthorKind)
+
+
+MAX_PAGE = 1_000_000
+
+
+def page_number(raw: str | None) -> int:
+    """A `page=` query value as a page number: ASCII digits only ("²" is a digit to Python, and `int`
+    refuses it), at least 1, at most `MAX_PAGE` however many digits were sent; anything else is page 1."""
+    if not raw or not raw.isascii() or not raw.isdigit():
+        return 1
+    return MAX_PAGE if len(raw) > len(str(MAX_PAGE)) else max(1, min(int(raw), MAX_PAGE))
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,12 +72,11 @@ class MemoryQuery:
         page: str | None = None,
         after: str | None = None,
     ) -> MemoryQuery:
-        number = int(page) if page and page.isdigit() else 1
         return cls(
             text=" ".join((text or "").split())[:MAX_QUERY_CHARS],
             group=(group or "").strip(),
             author=author if author in AUTHOR_KINDS else "",
-            page=max(1, min(number, 1_000_000)),
+            page=page_number(page),
             after=after or None,
         )
 
