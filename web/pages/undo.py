@@ -6,8 +6,9 @@ resurrection: the record gets a new id and "updated" becomes the moment of the u
 the console is not restored. The undo is refused when the key has been written at the person's own
 scope again since (restoring would overwrite something newer) and after `UNDO_SECONDS`.
 
-What the undo needs rides in a token signed with the secret key and bound to the session, so it
-cannot be forged or replayed from another session, and nothing is stored on the server. A notice
+What the undo needs rides in a token encrypted and authenticated with a key derived from the secret
+key and the session, so it cannot be read (it holds a fact the person just forgot), forged or replayed
+from another session, and nothing is stored on the server. A notice
 for the page after a plain form's redirect rides the same way, in a short-lived cookie.
 """
 
@@ -15,12 +16,12 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import hmac
 import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
+from cryptography.fernet import Fernet, InvalidToken
 from litestar.datastructures import Cookie
 
 from store import DigestEntry, MemoryOrigin, ScopeContext, WritableMemoryProvider, memory_write_verdict, own_scope
@@ -46,28 +47,30 @@ _COOKIE_LIMIT = 3800  # a browser keeps about 4 KB per cookie; a notice too long
 
 
 def _seal(secret: str, session_id: str, purpose: str, data: dict[str, Any], now: datetime) -> str:
-    body = base64.urlsafe_b64encode(json.dumps({"at": int(now.timestamp()), "data": data}).encode()).decode()
-    return f"{body}.{_mac(secret, session_id, purpose, body)}"
+    return (
+        _fernet(secret, session_id, purpose).encrypt_at_time(json.dumps(data).encode(), int(now.timestamp())).decode()
+    )
 
 
 def _unseal(secret: str, session_id: str, purpose: str, token: str, now: datetime) -> dict[str, Any] | None:
     """The sealed data, or None when the token is malformed, forged, for another session or purpose,
     or older than `UNDO_SECONDS`."""
-    body, _, mac = token.partition(".")
-    if not hmac.compare_digest(mac, _mac(secret, session_id, purpose, body)):
-        return None
     try:
-        sealed = json.loads(base64.urlsafe_b64decode(body.encode()))
-        age = now.timestamp() - int(sealed["at"])
-        data = sealed["data"]
-    except (ValueError, KeyError, TypeError):
+        plain = _fernet(secret, session_id, purpose).decrypt_at_time(
+            token.encode(), ttl=UNDO_SECONDS, current_time=int(now.timestamp())
+        )
+        data = json.loads(plain)
+    except (InvalidToken, ValueError):
         return None
-    return data if -60 <= age <= UNDO_SECONDS and isinstance(data, dict) else None
+    return data if isinstance(data, dict) else None
 
 
-def _mac(secret: str, session_id: str, purpose: str, body: str) -> str:
-    message = f"{purpose}\0{session_id}\0{body}".encode()
-    return hmac.new(secret.encode(), message, hashlib.sha256).hexdigest()
+def _fernet(secret: str, session_id: str, purpose: str) -> Fernet:
+    """Encryption and authentication with a key for this secret, session and purpose: a token holds
+    a forgotten fact, which must not be readable in the browser's cookie or page source, and opens
+    only for the session it was made for."""
+    key = hashlib.sha256(f"onfile-{purpose}\0{session_id}\0{secret}".encode()).digest()
+    return Fernet(base64.urlsafe_b64encode(key))
 
 
 def undo_token(services: Services, viewer: Viewer, entry: DigestEntry, now: datetime) -> str:
