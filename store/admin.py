@@ -58,6 +58,16 @@ class Preview:
     digest: MemoryDigest
     block: str
     left_out: tuple[LeftOut, ...]
+    seen: bool
+    """Whether the actor's id is among the people seen most recently (at login or in an agent call)."""
+    own_on_file: int
+    """How many memories are held at the actor's own scope, in the block or not."""
+
+    @property
+    def unknown(self) -> bool:
+        """Nobody by this id has been seen, and nothing is on file of their own: most likely not the id
+        meant (ids are compared exactly: "Ada" is not "ada"), and the preview shows a stranger's prompt."""
+        return not self.seen and self.own_on_file == 0
 
     @property
     def chars(self) -> int:
@@ -257,6 +267,9 @@ class Administration:
         block = build_memory_block(digest, writable=self._config.writable)
         everything = await memories_on_file(self._config, ctx)
         left_out = tuple(entries_left_out(everything, digest, candidates))
+        own = own_scope(target)
+        own_on_file = sum(s == own for e in everything.entries for s in (e.scope, *(o.scope for o in e.overrides)))
+        seen = any(p.id == target.id for p in await self._people.recent())
         await self._audit.append(
             who=viewer.id,
             action="preview",
@@ -264,7 +277,7 @@ class Administration:
             key=None,
             after={"actor": {"id": target.id, "tenantRef": target.tenant_ref, "roles": list(target.roles)}},
         )
-        return Preview(actor=target, digest=digest, block=block, left_out=left_out)
+        return Preview(target, digest, block, left_out, seen=seen, own_on_file=own_on_file)
 
     async def may_erase(self, actor: Actor, person: Actor) -> bool:
         """A tenant administrator of the person's organisation, or a global administrator."""

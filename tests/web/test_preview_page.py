@@ -161,7 +161,54 @@ async def test_a_typed_person_is_used_over_the_list_and_an_empty_choice_is_expla
     assert nobody.status_code == too_long.status_code == 400
     assert tree(nobody).one(attrs={"data-error": True}).text == "Choose a person from the list, or type their id."
     assert tree(nobody).find(attrs={"data-preview-result": True}) is None
-    assert "at most 200 characters" in tree(too_long).one(attrs={"data-error": True}).text
+    too_long_error = tree(too_long).one(attrs={"data-error": "actor_id"}).text
+    assert too_long_error == "The id is 201 characters long; the limit is 200."
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "problem"),
+    [
+        ({"actor_id": "ada\u202e"}, "actor_id", "The id contains an invisible or control character (U+202E)"),
+        ({"actor_id": "Ada "}, "actor_id", "The id starts or ends with a space"),
+        ({"actor_id": "ada", "tenant_ref": "\u200bberlin"}, "tenant_ref", "The organisation contains an invisible"),
+        ({"actor_id": "ada", "roles": "staff, admin\u2066"}, "roles", "Role 2 contains an invisible or control"),
+        ({"actor_id": "ada", "thread_id": "thr/9"}, "thread_id", "The thread id contains '/'"),
+        ({"person": "ada", "thread_id": " thr_9"}, "thread_id", "The thread id starts or ends with a space"),
+    ],
+)
+async def test_an_id_that_is_not_what_it_looks_like_is_refused_next_to_its_field(
+    client: AsyncTestClient[Litestar], login_as: LoginAs, fields: dict[str, str], field: str, problem: str
+) -> None:
+    await login_as(ADA)
+    token = await login_as(SAM)
+
+    response = await client.post("/support/preview/show", data={"csrf_token": token, **fields})
+
+    page = tree(response)
+    assert response.status_code == 400
+    error = page.one(attrs={"data-error": True})
+    assert (error["data-error"], error.text.startswith(problem)) == (field, True), error.text
+    control = page.one(attrs={"data-field": field})
+    assert (control["aria-invalid"], control["aria-describedby"].split()[-1]) == ("true", error["id"])
+    assert page.find(attrs={"data-preview-result": True}) is None
+
+
+async def test_an_id_nobody_has_been_seen_with_and_nothing_is_held_for_is_warned_about(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add([*seed_berlin(), shared("shift", "early", "actor:kim", author="agent", by="kim")])
+    await login_as(ADA)
+    token = await login_as(SAM)
+
+    stranger = await show(client, token, actor_id="Ada", tenant_ref="berlin")
+    seen = await show(client, token, actor_id="ada", tenant_ref="berlin")
+    holds_memories = await show(client, token, actor_id="kim", tenant_ref="berlin")
+
+    warning = stranger.one(attrs={"data-unknown-person": True})
+    assert warning.one("bdi").text == "Ada"
+    assert "nothing is on file of their own" in warning.text
+    assert seen.find(attrs={"data-unknown-person": True}) is None
+    assert holds_memories.find(attrs={"data-unknown-person": True}) is None
 
 
 async def test_a_preview_writes_nothing_journals_nothing_and_is_audited(

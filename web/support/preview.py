@@ -25,16 +25,17 @@ from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
 from store import Actor
+from store.domain.identifiers import id_problem
 from web.admin.api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
 from web.admin.area import NO_STORE, area_view, elevation_of, forbidden
 from web.agent_api import DIGEST_EXAMPLE, DigestIn, DigestOut, ProblemOut, digest_out
 from web.auth.sessions import Viewer
 from web.services import Services
-from web.support.views import PreviewPage, preview_form, preview_result
+from web.support.views import FieldProblem, PreviewPage, preview_form, preview_result
 
 __all__ = ("PreviewForm", "preview_api", "preview_page", "show_preview")
 
-_LIMIT = 200  # an id, an organisation, a role or a thread id: as the agent API takes them
+_MAX_ROLES = 50  # as the agent API takes them
 _TEXT_LIMIT = 100_000
 
 
@@ -48,25 +49,31 @@ class PreviewForm:
     text: str = ""
     csrf_token: str = ""
 
-    def actor(self, people: list[Actor]) -> Actor | str:
-        """The person to preview, or what is wrong with the form. A typed id wins over the list."""
-        typed = self.actor_id.strip()
+    def actor(self, people: list[Actor]) -> Actor | FieldProblem:
+        """The person to preview, or what is wrong with the form and in which field. A typed id wins over
+        the list. Ids are held to the agent API's rule (`id_problem`), unstripped: "Ada " is not "Ada",
+        and previewing her would show someone else's prompt under her name."""
         roles = tuple(r for r in self.roles.replace(",", " ").split() if r)
-        tenant = self.tenant_ref.strip()
-        too_long = [v for v in (typed, tenant, self.thread_id.strip(), *roles) if len(v) > _LIMIT]
-        if too_long or len(roles) > 50 or len(self.text) > _TEXT_LIMIT:
-            return (
-                f"An id, an organisation, a role or a thread id is at most {_LIMIT} characters, there are at "
-                f"most 50 roles, and a turn text is at most {_TEXT_LIMIT:,} characters."
-            )
-        if any(ord(ch) < 32 or 127 <= ord(ch) < 160 for v in (typed, tenant, self.thread_id, *roles) for ch in v):
-            return "An id, an organisation, a role or a thread id cannot contain a control character."
-        if typed:
-            return Actor(id=typed, tenant_ref=tenant or None, roles=roles)
+        if len(roles) > _MAX_ROLES:
+            return FieldProblem("roles", f"A person has at most {_MAX_ROLES} roles; this form lists {len(roles)}.")
+        if len(self.text) > _TEXT_LIMIT:
+            return FieldProblem("text", f"A turn text is at most {_TEXT_LIMIT:,} characters.")
+        checks = [("actor_id", "The id", self.actor_id), ("tenant_ref", "The organisation", self.tenant_ref)]
+        # A role is named by its place, not its text: its text may be what is wrong with it.
+        checks += [("roles", f"Role {n}", role) for n, role in enumerate(roles, start=1)]
+        for field, name, value in checks:
+            problem = id_problem(name, value) if value else None
+            if problem is not None:
+                return FieldProblem(field, problem)
+        thread_problem = id_problem("The thread id", self.thread_id, in_address=True) if self.thread_id else None
+        if thread_problem is not None:
+            return FieldProblem("thread_id", thread_problem)
+        if self.actor_id:
+            return Actor(id=self.actor_id, tenant_ref=self.tenant_ref or None, roles=roles)
         if not self.person:
-            return "Choose a person from the list, or type their id."
+            return FieldProblem("person", "Choose a person from the list, or type their id.")
         seen = next((p for p in people if p.id == self.person), None)
-        return seen or "That person is no longer in the list of people seen. Type their id instead."
+        return seen or FieldProblem("person", "That person is no longer in the list of people seen. Type their id.")
 
 
 @get("/support/preview", name="support_preview", include_in_schema=False)
@@ -93,7 +100,7 @@ async def show_preview(
         return forbidden(request, viewer, elevation, "preview")
     people = await services.admin.people_seen()
     target = data.actor(people)
-    error = target if isinstance(target, str) else ""
+    problem = target if isinstance(target, FieldProblem) else None
     form = preview_form(
         people,
         services.settings,
@@ -103,14 +110,12 @@ async def show_preview(
         roles=data.roles,
         thread_id=data.thread_id,
         text=data.text,
-        error=error,
+        problem=problem,
     )
     area = area_view(viewer, elevation, "preview")
     result = None
     if isinstance(target, Actor):
-        preview = await services.admin.preview(
-            viewer.actor, target, thread_id=data.thread_id.strip() or None, text=data.text
-        )
+        preview = await services.admin.preview(viewer.actor, target, thread_id=data.thread_id or None, text=data.text)
         if preview is None:
             return forbidden(request, viewer, elevation, "preview")
         result = preview_result(preview, services.settings, memory_on=services.settings.memory_enabled)
@@ -118,7 +123,7 @@ async def show_preview(
     return Template(
         "support/preview.html",
         context={"page": view, "area": area},
-        status_code=400 if error else 200,
+        status_code=400 if problem else 200,
         headers=NO_STORE,
     )
 

@@ -17,6 +17,7 @@ from web.settings import Settings
 
 __all__ = (
     "EntryLine",
+    "FieldProblem",
     "LeftOutLine",
     "OverrideLine",
     "PersonOption",
@@ -38,6 +39,15 @@ class PersonOption:
 
 
 @dataclass(frozen=True, slots=True)
+class FieldProblem:
+    """What is wrong with the preview form, and the field it is about (`person`, `actor_id`,
+    `tenant_ref`, `roles`, `thread_id` or `text`), where the page shows it."""
+
+    field: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
 class PreviewFormView:
     people: tuple[PersonOption, ...]
     person: str
@@ -47,6 +57,8 @@ class PreviewFormView:
     thread_id: str
     text: str
     error: str
+    error_field: str
+    """The field the error is shown next to (its `name`), or "" when there is no error."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +111,9 @@ class PreviewResultView:
     """How the entries were chosen, in one sentence."""
     left_out: tuple[LeftOutLine, ...]
     pinned_warning: str
+    unknown_id: str
+    """The id, when nobody by it has been seen and nothing is on file of their own (likely a mistyped id);
+    else empty."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +139,7 @@ def preview_form(
     roles: str = "",
     thread_id: str = "",
     text: str = "",
-    error: str = "",
+    problem: FieldProblem | None = None,
 ) -> PreviewFormView:
     return PreviewFormView(
         people=tuple(PersonOption(p.id, actor_words(p, settings), p.id == person) for p in people),
@@ -134,7 +149,8 @@ def preview_form(
         roles=roles,
         thread_id=thread_id,
         text=text,
-        error=error,
+        error=problem.message if problem else "",
+        error_field=problem.field if problem else "",
     )
 
 
@@ -197,4 +213,5 @@ def preview_result(preview: Preview, settings: Settings, *, memory_on: bool) -> 
             if dropped
             else ""
         ),
+        unknown_id=actor.id if preview.unknown else "",
     )
