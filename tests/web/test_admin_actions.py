@@ -245,3 +245,28 @@ async def test_unpinning_with_htmx_answers_the_list_again(
         parts.one(attrs={"data-notice": "done"}).one("p").text
         == "No longer always on: “tone”, for everyone in your organisation."
     )
+
+
+async def test_acting_with_htmx_on_a_fact_another_tab_deleted_brings_the_list_up_to_date_with_the_notice(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add([shared("tone", "formal", id="mem_tone"), shared("units", "km", id="mem_units")])
+    token = await login_as(LENA)
+    headers = {**HTMX, "X-CSRF-Token": token}
+    await client.post("/admin/facts/mem_tone/delete", headers=headers)  # the other tab
+
+    answers = [
+        await client.post("/admin/facts/mem_tone/delete", headers=headers),
+        await client.post("/admin/facts/mem_tone/pin", data={"pinned": "true"}, headers=headers),
+        await client.get("/admin/facts/mem_tone/edit", headers=headers),
+    ]
+
+    for answer in answers:
+        assert answer.status_code == 404
+        roots = [p for p in tree(answer).children if isinstance(p, Element)]
+        assert [r["data-problem"] for r in roots] == ["404"], "one notice, as the page's script expects"
+        assert roots[0].one(attrs={"data-refreshed": True})
+        listing = roots[0].one("section", {"id": "shared"})
+        assert listing["hx-swap-oob"] == "outerHTML"
+        assert list(facts(listing)) == ["units"]
+        assert roots[0].one("select", {"id": "filter-scope"})["hx-swap-oob"] == "true"

@@ -169,6 +169,30 @@ async def test_another_persons_an_unknown_and_a_beaten_memory_all_answer_the_sam
     assert len(await keys_on_page(client)) == 1
 
 
+async def test_forgetting_with_htmx_what_another_tab_forgot_brings_the_list_up_to_date_with_the_notice(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"), make_record("m_tone", "tone", "short"))
+    token = await login_as(ADA)
+    headers = {**HTMX, "X-CSRF-Token": token}
+    await client.post("/memories/m_units/forget", data={"back": "/"}, headers=headers)  # the other tab
+
+    stale = await client.post("/memories/m_units/forget", data={"back": "/"}, headers=headers)
+
+    assert stale.status_code == 404
+    roots = [p for p in page_of(stale).children if isinstance(p, Element)]
+    assert [r["data-problem"] for r in roots] == ["404"], "one notice, as the page's script expects"
+    notice = roots[0]
+    assert notice.one(attrs={"data-refreshed": True}).text == (
+        "It is no longer shown: the list has been brought up to date."
+    )
+    listing = notice.one("section", {"id": "on-file"})
+    assert listing["hx-swap-oob"] == "outerHTML"
+    assert [row["data-entry"] for row in listing.find_all("li", {"data-entry": True})] == ["m_tone"]
+    assert listing.one(attrs={"id": "summary"})["data-total"] == "1"
+    assert notice.one("select", {"id": "filter-group"})["hx-swap-oob"] == "true"
+
+
 async def test_a_plain_form_without_its_csrf_token_changes_nothing(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

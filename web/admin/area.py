@@ -13,7 +13,7 @@ import hmac
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import parse_qs, urlsplit
 
 from litestar.datastructures import Cookie
@@ -25,6 +25,9 @@ from web.auth.sessions import Viewer
 from web.errors import ErrorView, current_page, error_answer
 from web.security import safe_next_path
 from web.services import Services
+
+if TYPE_CHECKING:  # the page imports this module
+    from web.admin.views import FactsPage
 
 __all__ = (
     "NOTICE_COOKIE",
@@ -120,9 +123,12 @@ class ProblemView:
     detail: str = ""
 
 
-def problem(request: HTMXRequest, area: AreaView, view: ProblemView) -> Template:
+def problem(request: HTMXRequest, area: AreaView, view: ProblemView, refreshed: FactsPage | None = None) -> Template:
+    """`refreshed`: for htmx, the list as it is now, sent with the notice out of band so
+    a row that is gone leaves the page."""
     name = "admin/_problem.html" if request.htmx else "admin/problem.html"
-    return Template(name, context={"area": area, "problem": view}, status_code=view.status, headers=NO_STORE)
+    context = {"area": area, "problem": view, "refreshed": refreshed if request.htmx else None}
+    return Template(name, context=context, status_code=view.status, headers=NO_STORE)
 
 
 def forbidden(request: HTMXRequest, viewer: Viewer, elevation: Elevation, section: Section) -> Template:

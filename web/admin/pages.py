@@ -237,7 +237,8 @@ def not_administered(request: HTMXRequest, view: FactsPage, query: AdminQuery, r
     message = reason or NOT_ADMINISTERED
     heading = "That shared fact isn't here"
     detail = "It may have been deleted meanwhile, or it is held at a scope you do not administer."
-    return problem(request, view.area, ProblemView(404, heading, message, query.href(), "Back to shared facts", detail))
+    gone = ProblemView(404, heading, message, query.href(), "Back to shared facts", detail)
+    return problem(request, view.area, gone, refreshed=view)
 
 
 def query_from(request: HTMXRequest, back: str) -> AdminQuery:

@@ -130,7 +130,11 @@ async def forget_on_page(
     outcome = await forget_memory(services.memory, ScopeContext(actor=viewer.actor), memory_id)
     entry = next((e for e in before.entries if e.record.id == memory_id), None)
     if outcome.status != "forgotten" or entry is None:
-        return _problem(request, viewer, query, _forget_problem(outcome, entry, viewer))
+        problem = _forget_problem(outcome, entry, viewer)
+        if problem.status == 404:
+            # `before` is the list now, unless the memory went between reading it and forgetting
+            return await _gone(request, services, viewer, query, problem, before if entry is None else None)
+        return _problem(request, viewer, query, problem)
     notice = NoticeView(
         kind="forgotten",
         message=f"Forgotten: “{entry.key}”.",
@@ -188,7 +192,9 @@ async def memory_row(
     found = await on_file(services, viewer.actor)
     entry = next((e for e in found.entries if e.record.id == memory_id), None)
     if entry is None:
-        return _problem(request, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE))
+        return await _gone(
+            request, services, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE), found
+        )
     if not request.htmx:
         return Redirect(f"{query.href()}#entry-{memory_id}", status_code=303)
     row = await _row(services, viewer, found, entry, query)
@@ -211,7 +217,9 @@ async def confirm_promotion(
     own = own_scope(viewer.actor)
     entry = next((e for e in found.entries if e.record.id == memory_id and e.scope == own), None)
     if entry is None:
-        return _problem(request, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE))
+        return await _gone(
+            request, services, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE), found
+        )
     if at not in await services.admin.promotion_targets(viewer.actor):
         reason = "You can publish your own notes only for people whose shared facts you administer."
         return _problem(request, viewer, query, _Problem(403, "That can't be published there", reason))
@@ -240,9 +248,9 @@ async def promote_on_page(
     if not outcome.ok or outcome.record is None:
         if outcome.status == "refused":
             problem = _Problem(403, "That can't be published", "Publishing it there was refused.", outcome.reason)
-        else:
-            problem = _Problem(404, "That memory isn't on file for you", outcome.reason)
-        return _problem(request, viewer, query, problem)
+            return _problem(request, viewer, query, problem)
+        problem = _Problem(404, "That memory isn't on file for you", outcome.reason)
+        return await _gone(request, services, viewer, query, problem)
     audience = scope_words(outcome.record.scope, viewer.actor).held_for
     notice = NoticeView(
         kind="published",
@@ -301,7 +309,9 @@ class _Problem(NamedTuple):
     detail: str = ""
 
 
-def _problem(request: HTMXRequest, viewer: Viewer, query: MemoryQuery, problem: _Problem) -> Template:
+def _problem(
+    request: HTMXRequest, viewer: Viewer, query: MemoryQuery, problem: _Problem, refreshed: MemoriesPage | None = None
+) -> Template:
     view = ProblemView(
         status=problem.status,
         heading=problem.heading,
@@ -312,7 +322,26 @@ def _problem(request: HTMXRequest, viewer: Viewer, query: MemoryQuery, problem: 
         csrf_token=viewer.csrf_token,
     )
     name = "memories/_problem.html" if request.htmx else "memories/problem.html"
-    return Template(name, context={"problem": view}, status_code=view.status, headers=_HEADERS)
+    context = {"problem": view, "refreshed": refreshed}
+    return Template(name, context=context, status_code=view.status, headers=_HEADERS)
+
+
+async def _gone(
+    request: HTMXRequest,
+    services: Services,
+    viewer: Viewer,
+    query: MemoryQuery,
+    problem: _Problem,
+    found: OnFile | None = None,
+) -> Template:
+    """A memory no longer on file for the person (forgotten in another tab, say). For htmx the notice
+    brings the list up to date with it, so the stale row and its buttons go; a browser without
+    JavaScript reloads the page anyway on the way back."""
+    if not request.htmx:
+        return _problem(request, viewer, query, problem)
+    found = found or await on_file(services, viewer.actor)
+    view = await _page(services, viewer, found, query, _now(), None)
+    return _problem(request, viewer, query, problem, refreshed=view)
 
 
 def _forget_problem(outcome: ForgetOutcome, entry: DigestEntry | None, viewer: Viewer) -> _Problem:
