@@ -72,6 +72,21 @@ async def test_a_run_of_theirs_still_in_flight_is_told_its_journal_is_gone_and_w
     assert await services.journal.checkpoints("run_1") == {}
 
 
+async def test_the_erasure_writes_its_counts_with_a_thousands_separator(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    origin = MemoryOrigin("agent", actor_ref="ada")
+    await services.provider.add([MemoryRecord(f"m{n}", f"k{n}", "v", "actor:ada", origin, T) for n in range(1_200)])
+    await services.people.note(ADA)
+    token = await login_as(LENA)
+
+    confirm = tree(await client.get("/admin/people/ada/erase"))
+    done = tree(await client.post("/admin/people/ada/erase", data={"csrf_token": token}))
+
+    assert confirm.one("li", {"data-count": "memories"}).text == "the 1,200 memories held about them alone;"
+    assert done.one(attrs={"data-count": "memories"}).text.startswith("1,200 memories held about them alone,")
+
+
 async def test_another_organisations_administrator_cannot_erase_and_is_told_the_person_is_not_theirs(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

@@ -11,6 +11,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from store import Actor, MemoryOrigin, MemoryRecord
+from tests.web.builders import page_of
 from tests.web.conftest import LoginAs
 from web.services import Services
 
@@ -82,6 +83,21 @@ async def test_forget_all_confirms_what_goes_and_what_stays_then_removes_only_mi
     assert "2 memories of yours were deleted" in done.text
     assert sorted(e["id"] for e in left) == ["m2", "m4"]
     assert len(await services.provider.list(scopes=["actor:bob"], ctx=None)) == 1  # type: ignore[arg-type]
+
+
+async def test_forget_all_writes_its_counts_with_a_thousands_separator(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    origin = MemoryOrigin("agent", actor_ref="ada")
+    await services.provider.add([MemoryRecord(f"m{n}", f"k{n}", "v", "actor:ada", origin, T) for n in range(1_200)])
+    token = await login_as(ADA)
+
+    confirm = page_of(await client.get("/memories/forget-all"))
+    done = page_of(await client.post("/memories/forget-all", data={"csrf_token": token}))
+
+    assert confirm.one(attrs={"data-count": "own"}).text == "1,200 memories"
+    assert confirm.one("button", {"data-action": "confirm-forget-all"}).text == "Forget all 1,200 of mine"
+    assert done.one(attrs={"data-count": "forgotten"}).text == "1,200 memories of yours were deleted."
 
 
 async def test_forget_all_without_the_csrf_token_changes_nothing(
