@@ -100,6 +100,37 @@ async def test_forget_all_writes_its_counts_with_a_thousands_separator(
     assert done.one(attrs={"data-count": "forgotten"}).text == "1,200 memories of yours were deleted."
 
 
+async def test_the_done_page_reports_only_the_forget_all_just_done_under_the_usual_header(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services)
+    token = await login_as(ADA)
+    redirect = await client.post("/memories/forget-all", data={"csrf_token": token}, follow_redirects=False)
+    done = page_of(await client.get(redirect.headers["location"]))
+    direct = [
+        page_of(await client.get(path))
+        for path in (
+            "/memories/forget-all/done",
+            "/memories/forget-all/done?count=2400",
+            redirect.headers["location"] + "x",
+        )
+    ]
+    await login_as(ADA)  # a new session: the receipt was sealed for the old one
+    direct.append(page_of(await client.get(redirect.headers["location"])))
+
+    assert redirect.status_code == 303
+    assert done.one(attrs={"data-count": "forgotten"}).text == "2 memories of yours were deleted."
+    assert done.one(attrs={"data-account": True}).one("button", {"data-action": "logout"}).text == "Sign out"
+    for page in direct:
+        assert page.one("h1").text == "Nothing was deleted from this page"
+        assert page.find(attrs={"data-count": "forgotten"}) is None
+        assert (page.one("a", {"data-action": "back"})["href"], page.one("a", {"data-action": "back"}).text) == (
+            "/",
+            "Go to what's on file about you",
+        )
+        assert page.one(attrs={"data-account": True}).one("button", {"data-action": "logout"})
+
+
 async def test_forget_all_without_the_csrf_token_changes_nothing(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

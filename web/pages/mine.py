@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
+from urllib.parse import urlencode
 
 import msgspec
 from litestar import Response, get, post
@@ -25,6 +26,7 @@ from litestar.response import Redirect, Template
 from store import ScopeContext, forget_all_memories, own_scope
 from web.admin.audit_views import neutralise_cell
 from web.auth.sessions import Viewer
+from web.pages.undo import forget_all_receipt, read_forget_all_receipt
 from web.readback import MemoryEntryOut, read_back
 from web.services import Services
 
@@ -131,19 +133,34 @@ async def forget_all(
     viewer: NamedDependency[Viewer],
     data: Annotated[ForgetAllForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
 ) -> Redirect:
-    """Everything at the person's own scope goes at once; the page says how many."""
+    """Everything at the person's own scope goes at once; the page says how many, from a receipt
+    sealed for this session (a count in the address alone could say anything)."""
     gone = await forget_all_memories(services.memory, ScopeContext(actor=viewer.actor))
-    return Redirect(f"/memories/forget-all/done?count={gone}", status_code=303, headers=NO_STORE)
+    receipt = forget_all_receipt(services, viewer, gone, datetime.now(UTC))
+    return Redirect(f"/memories/forget-all/done?{urlencode({'receipt': receipt})}", status_code=303, headers=NO_STORE)
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetAllDoneView:
+    """What a forget-all deleted; `count` is None when this page was opened without a valid receipt
+    (directly, from another session, or long after), so it claims nothing."""
+
+    viewer_name: str
+    csrf_token: str
+    count: int | None
+    retention_hours: int
 
 
 @get("/memories/forget-all/done", name="forget_all_done", include_in_schema=False)
 async def forget_all_done(
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
-    count: Annotated[int, QueryParameter(name="count", ge=0)] = 0,
+    receipt: Annotated[str, QueryParameter(name="receipt", max_length=1000)] = "",
 ) -> Template:
-    return Template(
-        "memories/forget_all_done.html",
-        context={"count": count, "retention_hours": services.settings.journal_retention_hours},
-        headers=NO_STORE,
+    view = ForgetAllDoneView(
+        viewer_name=viewer.name,
+        csrf_token=viewer.csrf_token,
+        count=read_forget_all_receipt(services, viewer, receipt, datetime.now(UTC)),
+        retention_hours=services.settings.journal_retention_hours,
     )
+    return Template("memories/forget_all_done.html", context={"page": view}, headers=NO_STORE)

@@ -8,8 +8,9 @@ scope again since (restoring would overwrite something newer) and after `UNDO_SE
 
 What the undo needs rides in a token encrypted and authenticated with a key derived from the secret
 key and the session, so it cannot be read (it holds a fact the person just forgot), forged or replayed
-from another session, and nothing is stored on the server. A notice
-for the page after a plain form's redirect rides the same way, in a short-lived cookie.
+from another session, and nothing is stored on the server. A notice for the page after a plain form's
+redirect rides the same way, in a short-lived cookie, and so does how many memories a forget-all
+deleted, in the address of the page that says so.
 """
 
 from __future__ import annotations
@@ -35,7 +36,9 @@ __all__ = (
     "UNDO_SECONDS",
     "RestoreOutcome",
     "clear_notice_cookie",
+    "forget_all_receipt",
     "notice_cookie",
+    "read_forget_all_receipt",
     "read_notice",
     "restore_forgotten",
     "undo_token",
@@ -148,3 +151,17 @@ def read_notice(services: Services, viewer: Viewer, value: str | None, now: date
         detail=str(data.get("detail", "")),
         undo_token=str(data.get("undo", "")),
     )
+
+
+def forget_all_receipt(services: Services, viewer: Viewer, count: int, now: datetime) -> str:
+    """How many memories a forget-all deleted, sealed for this session: the page that says so believes
+    no count it was not given by the forget-all itself."""
+    return _seal(services.settings.secret_key, viewer.session_id, "forget-all", {"count": count}, now)
+
+
+def read_forget_all_receipt(services: Services, viewer: Viewer, token: str, now: datetime) -> int | None:
+    """The count sealed by `forget_all_receipt`, or None when there is none, or it is forged, another
+    session's or older than `UNDO_SECONDS`."""
+    data = _unseal(services.settings.secret_key, viewer.session_id, "forget-all", token, now) if token else None
+    count = data.get("count") if data else None
+    return count if isinstance(count, int) and count >= 0 else None
