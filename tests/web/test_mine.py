@@ -131,6 +131,23 @@ async def test_the_done_page_reports_only_the_forget_all_just_done_under_the_usu
         assert page.one(attrs={"data-account": True}).one("button", {"data-action": "logout"})
 
 
+async def test_forget_all_with_nothing_of_mine_says_so_and_leads_back(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add([MemoryRecord("m2", "units", "km", "tenant:berlin", MemoryOrigin("human"), T)])
+    await login_as(ADA)
+
+    page = page_of(await client.get("/memories/forget-all"))
+
+    assert page.one("h1").text == "Nothing of yours to forget"
+    assert page.find("button", {"data-action": "confirm-forget-all"}) is None
+    assert "may still see" not in page.text
+    assert "Keep them" not in page.text
+    assert page.one(attrs={"data-count": "shared"}).text.startswith("What is on file about you is the 1 fact")
+    back = page.one("a", {"data-action": "back"})
+    assert (back["href"], back.text) == ("/", "Back to what's on file about you")
+
+
 async def test_forget_all_without_the_csrf_token_changes_nothing(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
