@@ -153,6 +153,22 @@ async def test_someone_administering_two_scopes_sees_both_and_can_filter_by_text
     assert by_text.one(attrs={"id": "summary"})["data-matching"] == "2"
 
 
+async def test_the_scope_filter_says_that_it_counts_facts(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add([shared("tone", "formal"), *(shared(f"rule-{n}", "x", "global") for n in range(1_001))])
+    await login_as(Actor("lena", "berlin", ("onfile-admin", "onfile-global-admin")))
+
+    page = tree(await client.get("/admin"))
+
+    options = page.one("select", {"id": "filter-scope"}).find_all("option")
+    assert [o.text for o in options] == [
+        "All your scopes (1,002 facts)",
+        "Everyone in your organisation (1 fact)",
+        "Everyone, in every organisation (1,001 facts)",
+    ]
+
+
 async def test_the_filter_answers_htmx_with_the_results_alone(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

@@ -257,8 +257,8 @@ def facts_page(
         filters=FiltersView(
             text=query.text,
             scopes=(
-                OptionView("", f"All your scopes ({total:,})", not query.scope),
-                *(OptionView(s, f"{labels[s].name} ({len(by_scope[s]):,})", s == query.scope) for s in scopes),
+                OptionView("", f"All your scopes ({_facts(total)})", not query.scope),
+                *(OptionView(s, f"{labels[s].name} ({_facts(len(by_scope[s]))})", s == query.scope) for s in scopes),
             ),
             active=query.filtered,
             clear_href=AdminQuery().href(),
@@ -269,6 +269,11 @@ def facts_page(
         back=back,
         notice=notice,
     )
+
+
+def _facts(count: int) -> str:
+    """What the scope filter counts: facts, not scopes."""
+    return f"{count:,} {'fact' if count == 1 else 'facts'}"
 
 
 def blank_create_form(
