@@ -129,13 +129,32 @@ async def test_downloads_carry_the_filtered_set_as_attachments(
     assert as_csv.headers["content-disposition"].startswith('attachment; filename="onfile-audit-')
     assert as_csv.headers["content-disposition"].endswith('.csv"')
     assert as_json.headers["content-disposition"].endswith('.json"')
-    table = list(csv.DictReader(io.StringIO(as_csv.text)))
+    table = list(csv.DictReader(io.StringIO(as_csv.content.decode("utf-8-sig"))))
     assert [r["action"] for r in table] == ["delete", "unpin", "pin", "edit", "write"]
     assert json.loads(table[3]["before"])["text"] == "formal"
     entries = as_json.json()
     assert [(e["action"], e["who"], e["key"]) for e in entries] == [(r["action"], r["who"], r["key"]) for r in table]
     assert entries[3]["after"]["text"] == "friendly"
     assert set(entries[0]) == {"id", "at", "who", "action", "scope", "key", "before", "after"}
+
+
+async def test_the_csv_download_is_utf_8_said_once_and_marked_for_spreadsheets(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    token = await login_as(LENA)
+    fact = "שלום · مرحبا · Grüße"
+    await client.post(
+        "/admin/memories",
+        json={"scope": "tenant:berlin", "key": "greeting", "text": fact},
+        headers={"X-CSRF-Token": token},
+    )
+
+    response = await client.get("/admin/audit.csv")
+
+    assert response.headers["content-type"] == "text/csv; charset=utf-8"
+    assert response.content.startswith(b"\xef\xbb\xbfid,at,who,")
+    table = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
+    assert json.loads(table[0]["after"])["text"] == fact
 
 
 async def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(
@@ -149,7 +168,7 @@ async def test_csv_cells_that_a_spreadsheet_would_run_are_neutralised(
             headers={"X-CSRF-Token": token},
         )
 
-    table = list(csv.reader(io.StringIO((await client.get("/admin/audit.csv")).text)))
+    table = list(csv.reader(io.StringIO((await client.get("/admin/audit.csv")).content.decode("utf-8-sig"))))
 
     cells = [cell for row in table[1:] for cell in row]
     assert not any(cell.startswith(("=", "+", "-", "@", "\t", "\r")) for cell in cells)

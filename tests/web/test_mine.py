@@ -51,18 +51,23 @@ async def test_the_csv_export_has_every_entry_its_overrides_and_no_formulas(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
     await seed(services)
+    await services.provider.add(
+        [MemoryRecord("m6", "greeting", "שלום · مرحبا · Grüße", "actor:ada", MemoryOrigin("human"), T)]
+    )
     await login_as(ADA)
 
     response = await client.get("/memories/export.csv")
-    rows = list(csv.DictReader(io.StringIO(response.text)))
+    rows = list(csv.DictReader(io.StringIO(response.content.decode("utf-8-sig"))))
     on_page = (await client.get("/agent/memories")).json()
 
-    assert response.headers["content-type"].startswith("text/csv")
+    assert response.headers["content-type"] == "text/csv; charset=utf-8", "the charset said once"
+    assert response.content.startswith(b"\xef\xbb\xbfid,key,fact,"), "a byte-order mark, for spreadsheets"
     assert [r["id"] for r in rows] == [e["id"] for e in on_page]
     units = next(r for r in rows if r["key"] == "units")
     assert json.loads(units["overrides"]) == [{"scope": "tenant:berlin", "text": "kilometres", "author": "human"}]
     assert units["origin_thread_id"] == "thr_1"
     assert next(r for r in rows if r["key"] == "formula")["fact"].startswith("'=")
+    assert next(r for r in rows if r["key"] == "greeting")["fact"] == "שלום · مرحبا · Grüße"
 
 
 async def test_forget_all_confirms_what_goes_and_what_stays_then_removes_only_mine(

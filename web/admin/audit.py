@@ -17,7 +17,15 @@ from litestar.response import Template
 
 from store.persistence import AuditEntry
 from web.admin.area import NO_STORE, Elevation, area_view, elevation_of, forbidden
-from web.admin.audit_views import AuditQuery, audit_csv, audit_json, audit_page, filter_entries
+from web.admin.audit_views import (
+    CSV_MEDIA_TYPE,
+    AuditQuery,
+    audit_csv,
+    audit_json,
+    audit_page,
+    filter_entries,
+    for_spreadsheets,
+)
 from web.auth.sessions import Viewer
 from web.services import Services
 
@@ -71,8 +79,8 @@ async def audit_download_csv(
     if isinstance(found, Elevation):
         return forbidden(request, viewer, found, "audit")
     return Response(
-        audit_csv(found),
-        media_type="text/csv; charset=utf-8",
+        for_spreadsheets(audit_csv(found)),
+        media_type=CSV_MEDIA_TYPE,
         headers={**NO_STORE, "Content-Disposition": _attachment("csv")},
     )
 

@@ -26,6 +26,7 @@ from web.views.words import count_words, exact_time, relative_time
 
 __all__ = (
     "AUDIT_PAGE_SIZE",
+    "CSV_MEDIA_TYPE",
     "AuditPage",
     "AuditQuery",
     "AuditRowView",
@@ -33,10 +34,13 @@ __all__ = (
     "audit_json",
     "audit_page",
     "filter_entries",
+    "for_spreadsheets",
     "neutralise_cell",
 )
 
 AUDIT_PAGE_SIZE = 100
+CSV_MEDIA_TYPE = "text/csv"
+"""Litestar adds `; charset=utf-8` to a text type itself: naming the charset here too sent it twice."""
 _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -238,6 +242,12 @@ def neutralise_cell(value: str) -> str:
     """A cell a spreadsheet would read as a formula (`=`, `+`, `-`, `@`, or a tab or carriage return
     first) gets a leading apostrophe, so it is shown as text and never run."""
     return f"'{value}" if value.startswith(_FORMULA_STARTS) else value
+
+
+def for_spreadsheets(csv_text: str) -> str:
+    """A CSV download starts with the UTF-8 byte-order mark: without it Excel reads the file in the
+    machine's legacy code page, and Hebrew, Arabic or umlauts come out garbled."""
+    return "\ufeff" + csv_text
 
 
 def audit_csv(entries: Sequence[AuditEntry]) -> str:

@@ -24,7 +24,7 @@ from litestar.params import Body, QueryParameter
 from litestar.response import Redirect, Template
 
 from store import ScopeContext, forget_all_memories, own_scope
-from web.admin.audit_views import neutralise_cell
+from web.admin.audit_views import CSV_MEDIA_TYPE, for_spreadsheets, neutralise_cell
 from web.auth.sessions import Viewer
 from web.pages.undo import forget_all_receipt, read_forget_all_receipt
 from web.readback import MemoryEntryOut, read_back
@@ -94,7 +94,7 @@ def entries_csv(entries: list[MemoryEntryOut]) -> str:
 async def export_csv(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Response[str]:
     entries = await read_back(services, viewer, None)
     headers = {**NO_STORE, "Content-Disposition": _attachment(viewer, "csv")}
-    return Response(entries_csv(entries), media_type="text/csv; charset=utf-8", headers=headers)
+    return Response(for_spreadsheets(entries_csv(entries)), media_type=CSV_MEDIA_TYPE, headers=headers)
 
 
 @dataclass(frozen=True, slots=True)
