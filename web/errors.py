@@ -1,7 +1,8 @@
 """How a request that could not be answered as asked is answered, for each kind of caller.
 
-- A request that needs a login: a page goes to the login, an htmx request is told to go there (not
-  silently redirected), and an API call gets 401.
+- A request that needs a login: a page goes to the login; an htmx request (a session that ended while
+  the page was open) is told in a notice that nothing was changed, with a sign-in link that comes back
+  to the page (not sent to the identity provider, which dropped what was asked); an API call gets 401.
 - A database outage: 503 saying so, as JSON for the APIs, as a page for people and a notice for htmx.
 - A form without its CSRF token, an unknown address (404), a method the address does not take (405):
   for people a page in OnFile's own layout with a way on, for htmx the same words as a notice
@@ -46,6 +47,7 @@ DATABASE_UNAVAILABLE = (
     "This is usually brief: try again in a few seconds."
 )
 CSRF_REFUSED = "This form was out of date or did not come from OnFile, so nothing was changed."
+SESSION_ENDED = "Nothing was changed. Sign in again, and you come back to this page to carry on."
 RETRY_AFTER_SECONDS = 5
 # Routes that answer JSON: an outage there is JSON too, so a client can read it.
 LOG_IN_FIRST = "Log in to the dashboard first."
@@ -141,7 +143,11 @@ def login_required_handler(request: Request[Any, Any, State], _: LoginRequiredEr
     login = f"/login?next={quote(back, safe='/')}"
     if path.startswith("/agent/"):
         return Response({"error": LOG_IN_FIRST}, status_code=401)
-    if request.headers.get("hx-request") == "true":
+    if _is_htmx(request):  # said in place: a redirect would drop what was asked without a word
+        again = f"/login?next={quote(current_page(request), safe='/')}"
+        view = ErrorView(401, "Your session has ended", SESSION_ENDED, again, "Sign in again", "sign-in")
+        return error_answer(request, view)
+    if request.headers.get("hx-request") == "true":  # restoring history wants a whole page: the login's
         return ClientRedirect(redirect_to=login)
     return Response(content=None, status_code=303, headers={"Location": login})
 

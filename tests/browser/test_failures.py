@@ -90,3 +90,28 @@ def test_without_javascript_errors_are_pages_with_a_way_on(
     page.wait_for_url(f"{server.base_url}/?q=depot")
     expect(page.locator("[data-entry][data-key='depot']")).to_have_count(1)
     context.close()
+
+
+def test_a_forget_after_the_session_ended_is_said_in_place_and_signing_in_comes_back_here(
+    browser: Browser, server: ServerProcess, artifacts: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    log_in(page, server, "ada")
+    page.goto(f"{server.base_url}/?group=you")
+    context.clear_cookies()  # the session ended while the page was open
+
+    depot = page.locator("[data-entry][data-key='depot']")
+    depot.locator("[data-action='forget']").click()
+
+    notice = page.locator("#notice [data-problem='401']")
+    expect(notice).to_contain_text("Your session has ended. Nothing was changed.")
+    expect(notice).to_be_focused()
+    expect(depot).to_have_count(1)
+    page.screenshot(path=str(artifacts / "session-ended-390.png"))
+    notice.locator("[data-action='sign-in']").click()
+    page.fill("input[name=sub]", "ada")  # the development provider's sign-in form
+    page.click("button[type=submit]:has-text('Authorize')")
+    page.wait_for_url(f"{server.base_url}/?group=you")
+    expect(depot).to_have_count(1)
+    context.close()

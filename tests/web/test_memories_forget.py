@@ -15,6 +15,7 @@ from store import MemoryOrigin, ScopeContext
 from tests.web.builders import ADA, HTMX, make_record, page_of, seed
 from tests.web.conftest import LoginAs
 from tests.web.html_tree import Element
+from web.auth.sessions import SESSION_COOKIE
 from web.pages import undo
 from web.services import Services
 
@@ -208,11 +209,36 @@ async def test_a_plain_form_without_its_csrf_token_changes_nothing(
 
 async def test_forgetting_without_a_login_goes_to_the_login(client: AsyncTestClient[Litestar]) -> None:
     plain = await client.post("/memories/m_units/forget", data={"back": "/"}, follow_redirects=False)
-    htmx = await client.post("/memories/m_units/forget", headers=HTMX, follow_redirects=False)
 
     assert plain.status_code == 303
     assert plain.headers["location"].startswith("/login?next=")
-    assert htmx.headers["hx-redirect"].startswith("/login?next=")
+
+
+async def test_forgetting_with_htmx_after_the_session_ended_says_so_changes_nothing_and_signs_in_back_here(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"))
+    token = await login_as(ADA)
+    await services.sessions.delete(client.cookies[SESSION_COOKIE])  # it ended while the page was open
+
+    response = await client.post(
+        "/memories/m_units/forget",
+        data={"back": "/"},
+        headers={**HTMX, "X-CSRF-Token": token, "HX-Current-URL": "http://127.0.0.1:8000/?q=mi&group=you"},
+        follow_redirects=False,
+    )
+
+    assert response.status_code == 401
+    assert "hx-redirect" not in response.headers
+    roots = [p for p in page_of(response).children if isinstance(p, Element)]
+    assert [r["data-problem"] for r in roots] == ["401"], "one notice, which the page puts in #notice"
+    assert roots[0]["role"] == "alert"
+    assert roots[0].one("p").text == (
+        "Your session has ended. Nothing was changed. Sign in again, and you come back to this page to carry on."
+    )
+    sign_in = roots[0].one("a", {"data-action": "sign-in"})
+    assert (sign_in["href"], sign_in.text) == ("/login?next=/%3Fq%3Dmi%26group%3Dyou", "Sign in again")
+    assert await services.provider.get("m_units") is not None
 
 
 def undo_token_on(page: Element) -> str:

@@ -30,8 +30,8 @@ async def test_the_page_needs_a_login_and_sends_the_browser_to_it(client: AsyncT
 async def test_an_htmx_request_without_a_login_is_told_where_to_log_in(client: AsyncTestClient[Litestar]) -> None:
     response = await client.get("/", headers={**HTMX, "HX-Target": "on-file"}, follow_redirects=False)
 
-    assert response.status_code == 200
-    assert response.headers["hx-redirect"] == "/login?next=/"
+    assert response.status_code == 401
+    assert page_of(response).one(attrs={"data-problem": "401"}).one("a")["href"] == "/login?next=/"
 
 
 async def test_memories_are_grouped_in_the_resolvers_order_and_in_plain_words(
