@@ -37,9 +37,10 @@ def test_publishing_for_the_organisation_asks_in_place_and_can_be_declined(
     expect(page.locator("[data-notice='published']")).to_contain_text(
         "Published “same-day-cutoff” for everyone in your organisation."
     )
-    expect(entry.locator("[data-override='organisation'] q")).to_have_text(
-        "orders for same-day dispatch close at 14:00"
+    expect(entry.locator("[data-same-as]")).to_have_text(
+        "Your organisation's default is the same, set by an administrator."
     )
+    expect(entry.locator("[data-overrides]")).to_have_count(0)
     context.close()
 
 
