@@ -29,10 +29,21 @@ from store.persistence import (
     SqlMemoryProvider,
 )
 
-__all__ = ("NOT_ADMINISTERED", "AdminOutcome", "Administration", "Erasure", "Preview", "Stores")
+__all__ = (
+    "NOT_ADMINISTERED",
+    "PEOPLE_SHOWN",
+    "AdminOutcome",
+    "Administration",
+    "Erasable",
+    "Erasure",
+    "Preview",
+    "Stores",
+)
 
 NOT_ADMINISTERED = "There is no shared memory with that id among the scopes you administer."
 Status = Literal["done", "refused", "not_found", "invalid"]
+PEOPLE_SHOWN = 200
+"""How many people the people page lists at once; anyone else is found by id."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +99,15 @@ class Erasure:
     checkpoints: int
     conversations: int
     sessions: int
+
+
+@dataclass(frozen=True, slots=True)
+class Erasable:
+    """The people an administrator may erase, most recently seen first; `more` when there were more
+    than were listed."""
+
+    people: tuple[Actor, ...]
+    more: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,9 +306,23 @@ class Administration:
             return True
         return await self._gate.administers(actor, "global")
 
-    async def erasable_people(self, actor: Actor) -> list[Actor]:
-        """The people seen that `actor` may erase, most recently seen first."""
-        return [p for p in await self._people.recent() if await self.may_erase(actor, p)]
+    async def erasable_people(self, actor: Actor, *, person: str | None = None, limit: int = PEOPLE_SHOWN) -> Erasable:
+        """The people seen that `actor` may erase, most recently seen first, at most `limit`: everyone
+        for a global administrator, otherwise the people of the organisations they administer. Their
+        organisations are chosen in the query, before the limit, so nobody drops out of reach because
+        others were seen since; `person` looks for that one id."""
+        administered = await self.administered_scopes(actor)
+        tenants = [scope.removeprefix("tenant:") for scope in administered if scope.startswith("tenant:")]
+        everyone = await self._gate.administers(actor, "global")
+        found = await self._people.of_organisations(tenants, everyone=everyone, person=person, limit=limit + 1)
+        shown = [p for p in found[:limit] if await self.may_erase(actor, p)]
+        return Erasable(people=tuple(shown), more=len(found) > limit)
+
+    async def erasable_person(self, actor: Actor, person_id: str) -> Actor | None:
+        """The person seen with that id, when `actor` may erase them (`may_erase` decides); None for
+        anyone else, never seen, or erased already."""
+        person = await self._people.find(person_id)
+        return person if person is not None and await self.may_erase(actor, person) else None
 
     async def own_memory_count(self, person: Actor) -> int:
         """How many memories are held at the person's own scope (what an erasure would remove)."""

@@ -3,7 +3,7 @@ The support preview offers them, so support staff pick a real person instead of 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -20,6 +20,7 @@ from store.persistence.types import utc_now
 __all__ = ("KnownPeople",)
 
 people = table_of(KnownPersonRow)
+_ACTOR_COLUMNS = select(people.c.id, people.c.tenant_ref, people.c.roles)
 
 
 def _note_statement(insert: Any) -> Any:
@@ -64,11 +65,32 @@ class KnownPeople:
 
     async def recent(self, limit: int = 200) -> list[Actor]:
         """The people seen most recently first."""
-        statement = (
-            select(people.c.id, people.c.tenant_ref, people.c.roles)
-            .order_by(people.c.last_seen_at.desc(), people.c.id)
-            .limit(limit)
-        )
+        statement = _ACTOR_COLUMNS.order_by(people.c.last_seen_at.desc(), people.c.id).limit(limit)
+        return await self._actors(statement)
+
+    async def of_organisations(
+        self, tenant_refs: Sequence[str], *, everyone: bool = False, person: str | None = None, limit: int = 200
+    ) -> list[Actor]:
+        """The people seen whose organisation is one of `tenant_refs` (`everyone`: whatever their
+        organisation, or none), most recently seen first, at most `limit` of them; `person` keeps only
+        the one with that id. The organisations are filtered in the query, before the limit, so someone
+        not seen lately is found like anyone else."""
+        if not everyone and not tenant_refs:
+            return []
+        statement = _ACTOR_COLUMNS
+        if not everyone:
+            statement = statement.where(people.c.tenant_ref.in_(tenant_refs))
+        if person is not None:
+            statement = statement.where(people.c.id == person)
+        statement = statement.order_by(people.c.last_seen_at.desc(), people.c.id).limit(max(limit, 0))
+        return await self._actors(statement)
+
+    async def find(self, person: str) -> Actor | None:
+        """The person seen with the id `person`, as last seen, if they were."""
+        found = await self._actors(_ACTOR_COLUMNS.where(people.c.id == person))
+        return found[0] if found else None
+
+    async def _actors(self, statement: Any) -> list[Actor]:
         async with reading(self._engine) as connection:
             rows = (await connection.execute(statement)).all()
         return [Actor(id=id, tenant_ref=tenant, roles=tuple(roles or ())) for id, tenant, roles in rows]

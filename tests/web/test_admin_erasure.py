@@ -136,3 +136,42 @@ async def test_an_end_user_is_refused_and_csrf_is_enforced(
 
     assert forged.status_code == 403
     assert await services.provider.get("m1") is not None
+
+
+async def test_a_person_seen_before_two_hundred_others_is_still_listed_and_erased(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(client, services)
+    for i in range(201):
+        await services.people.note(Actor(f"h{i}", "hamburg"))
+    token = await login_as(LENA)
+
+    listed = tree(await client.get("/admin/people"))
+    confirm = await client.get("/admin/people/ada/erase")
+    done = await client.post("/admin/people/ada/erase", data={"csrf_token": token})
+
+    assert listed.find(attrs={"data-person": "ada"}) is not None
+    assert listed.find(attrs={"data-more": "people"}) is None
+    assert (confirm.status_code, done.status_code) == (200, 200)
+    assert await services.provider.get("m1") is None
+
+
+async def test_the_people_page_says_when_the_list_is_cut_and_finds_anyone_by_id(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(client, services)
+    for i in range(200):
+        await services.people.note(Actor(f"b{i}", "berlin"))
+    await login_as(LENA)
+
+    listed = tree(await client.get("/admin/people"))
+    found = tree(await client.get("/admin/people", params={"person": "ada"}))
+    elsewhere = tree(await client.get("/admin/people", params={"person": "h1"}))
+
+    assert len(listed.find_all(attrs={"data-person": True})) == 200
+    assert listed.find(attrs={"data-person": "ada"}) is None  # seen first: past the cut
+    assert "there are more" in listed.one(attrs={"data-more": "people"}).text
+    assert listed.one("form", {"data-filters": True})["action"] == "/admin/people"
+    assert [p["data-person"] for p in found.find_all(attrs={"data-person": True})] == ["ada"]
+    assert elsewhere.find(attrs={"data-person": True}) is None
+    assert elsewhere.one(attrs={"data-empty": "person"}) is not None

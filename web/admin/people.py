@@ -5,14 +5,16 @@ global administrator. A confirmation says what goes and what stays; the erasure 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Annotated
 
 from litestar import get, post
 from litestar.di import NamedDependency
-from litestar.params import FromPath
+from litestar.params import FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
 from store import Actor
+from store.admin import PEOPLE_SHOWN
 from web.admin.area import NO_STORE, AreaView, Elevation, ProblemView, area_view, elevation_of, forbidden, problem
 from web.auth.sessions import Viewer
 from web.services import Services
@@ -29,8 +31,14 @@ class PersonView:
 
 @dataclass(frozen=True, slots=True)
 class PeoplePage:
+    """`more` when more people could be erased than are listed (`shown`); `sought` is the id looked
+    for, if one was."""
+
     area: AreaView
     people: tuple[PersonView, ...]
+    more: bool = False
+    shown: int = PEOPLE_SHOWN
+    sought: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,18 +62,27 @@ def _person(actor: Actor) -> PersonView:
 
 
 async def _erasable(services: Services, viewer: Viewer, person_id: str) -> Actor | None:
-    return next((p for p in await services.admin.erasable_people(viewer.actor) if p.id == person_id), None)
+    return await services.admin.erasable_person(viewer.actor, person_id)
 
 
 @get("/admin/people", name="admin_people", include_in_schema=False)
 async def people(
-    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer]
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    person: Annotated[str | None, QueryParameter(name="person", description="Find this person by id.")] = None,
 ) -> Template:
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "people")
-    found = await services.admin.erasable_people(viewer.actor)
-    page = PeoplePage(area=area_view(viewer, elevation, "people"), people=tuple(_person(p) for p in found))
+    sought = person.strip() if person else ""
+    found = await services.admin.erasable_people(viewer.actor, person=sought or None)
+    page = PeoplePage(
+        area=area_view(viewer, elevation, "people"),
+        people=tuple(_person(p) for p in found.people),
+        more=found.more,
+        sought=sought,
+    )
     return Template("admin/people.html", context={"page": page, "area": page.area}, headers=NO_STORE)
 
 
