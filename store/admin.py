@@ -163,7 +163,10 @@ class Administration:
         ]
 
     async def publish(self, actor: Actor, *, scope: str, key: str, text: str, pinned: bool = False) -> AdminOutcome:
-        """Write a shared fact (a new key, or a new text for an existing one) as a person."""
+        """Write a shared fact (a new key, or a new text for an existing one) as a person, at a scope they
+        administer: never their own (their own notes are theirs to forget unaudited, on their own page).
+        A pin asked for and not made (the fact deleted meanwhile) is the outcome, not a silent unpinned
+        success."""
         checked = check_memory_input(key, text, max_fact_chars=self._config.max_fact_chars)
         if checked.error is not None:
             return AdminOutcome("invalid", checked.error)
@@ -175,11 +178,13 @@ class Administration:
         await self._audit.append(
             who=actor.id, action="write", scope=scope, key=record.key, before=_snapshot(before), after=_snapshot(record)
         )
-        budget = None
-        if pinned:
-            pinned_outcome = await self.pin(actor, record.id, pinned=True)
-            record, budget = pinned_outcome.record or record, pinned_outcome.budget
-        return AdminOutcome("done", record=record, budget=budget)
+        if not pinned:
+            return AdminOutcome("done", record=record)
+        pinned_outcome = await self.pin(actor, record.id, pinned=True)
+        if not pinned_outcome.ok:  # deleted meanwhile: say so, never answer an unpinned record as done
+            reason = f"“{record.key}” was published at {scope} but not made always on: {pinned_outcome.reason}"
+            return AdminOutcome(pinned_outcome.status, reason, record=record)
+        return pinned_outcome
 
     async def edit(self, actor: Actor, memory_id: str, *, text: str) -> AdminOutcome:
         """A new text for a shared fact; its id, key and pin stay."""
@@ -229,7 +234,8 @@ class Administration:
         refusal = await self._refusal(actor, record.scope)
         if refusal:
             return AdminOutcome("refused", refusal)
-        await self._provider.pin(memory_id, pinned)
+        if not await self._provider.pin(memory_id, pinned):  # deleted meanwhile
+            return AdminOutcome("not_found", NOT_ADMINISTERED)
         at_scope = await self._provider.list(scopes=[record.scope], ctx=ScopeContext(actor=actor))
         budget = pin_budget(at_scope, scope=record.scope, max_memories=self._config.max_memories)
         updated = await self._provider.get(memory_id) or record
@@ -369,14 +375,21 @@ class Administration:
         return await self._people.recent()
 
     async def _refusal(self, actor: Actor, scope: str) -> str | None:
+        """Why `actor` may not act at `scope` here, or None. The write verdict decides, and the elevated
+        area acts only at scopes the person administers: their own scope, always theirs to write, is
+        refused here too, so its facts stay out of the trail (a person's own forgets are not audited)."""
+        elevated = await self._gate.administers(actor, scope)
         verdict = memory_write_verdict(
-            scope=scope,
-            actor=actor,
-            scopes=await self.resolved_scopes(actor),
-            author="human",
-            elevated=await self._gate.administers(actor, scope),
+            scope=scope, actor=actor, scopes=await self.resolved_scopes(actor), author="human", elevated=elevated
         )
-        return None if verdict.allowed else verdict.reason
+        if not verdict.allowed:
+            return verdict.reason
+        if not elevated:
+            return (
+                f"Writing at {scope} here needs someone who administers it; {actor.id} does not. "
+                "Your own notes are kept on your own page."
+            )
+        return None
 
     async def _administered(self, actor: Actor, memory_id: str) -> MemoryRecord | None:
         record = await self._provider.get(memory_id)

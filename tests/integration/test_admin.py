@@ -230,3 +230,44 @@ async def test_people_seen_are_offered_most_recent_first(engine: AsyncEngine, ad
     await people.note(Actor("ada", "hamburg", ("staff",)))  # seen again, with changed memberships
 
     assert await admin.people_seen() == [Actor("ada", "hamburg", ("staff",)), JONAS]
+
+
+async def test_nobody_publishes_or_promotes_at_their_own_scope_here(admin: Administration, engine: AsyncEngine) -> None:
+    provider = SqlMemoryProvider(engine)
+    mine = await provider.write(
+        key="cutoff",
+        text="orders close at 14:00",
+        scope="actor:lena",
+        origin=MemoryOrigin("agent"),
+        ctx=ScopeContext(LENA),
+    )
+
+    published = await admin.publish(ADA, scope="actor:ada", key="adakey", text="ada private", pinned=True)
+    promoted = await admin.promote(LENA, mine.id, scope="actor:lena")
+
+    for outcome in (published, promoted):
+        assert outcome.status == "refused"
+        assert "needs someone who administers it" in outcome.reason
+    assert await provider.at_scope_key("actor:ada", "adakey") is None
+    assert await AuditTrail(engine).at_scopes(["actor:ada", "actor:lena", "tenant:berlin"]) == []
+
+
+class DeletedBeforeThePin(SqlMemoryProvider):
+    """A delete that lands between a publish's write and its pin, every time."""
+
+    async def pin(self, id: str, pinned: bool) -> bool:
+        await self.retire(id)
+        return await super().pin(id, pinned)
+
+
+async def test_a_pin_that_was_not_made_is_not_answered_as_done(engine: AsyncEngine) -> None:
+    provider = DeletedBeforeThePin(engine)
+    admin = Administration(
+        MemoryConfig(provider=provider), provider, RoleGate(), AuditTrail(engine), KnownPeople(engine)
+    )
+
+    outcome = await admin.publish(LENA, scope="tenant:berlin", key="tone", text="formal", pinned=True)
+
+    assert outcome.status == "not_found"
+    assert "was published at tenant:berlin but not made always on" in outcome.reason
+    assert [e.action for e in await admin.audit_entries(LENA)] == ["write"]

@@ -15,6 +15,7 @@ from tests.web.admin_builders import ADA, GIL, JONAS, LENA, SAM, shared
 from tests.web.conftest import LoginAs
 from web.services import Services
 
+OWN_PAGE = "Your own notes are kept on your own page."
 UNSAFE_ROUTES = [
     ("POST", "/admin/memories", {"scope": "tenant:berlin", "key": "k", "text": "v"}),
     ("PUT", "/admin/memories/mem_tone", {"text": "v"}),
@@ -93,6 +94,19 @@ async def test_publishing_answers_201_with_the_record(client: AsyncTestClient[Li
     }
 
 
+async def test_a_person_publishing_at_their_own_scope_is_refused_and_nothing_reaches_the_trail(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    token = await login_as(ADA)
+    body = {"scope": "actor:ada", "key": "adakey", "text": "ada private", "pinned": True}
+
+    response = await call(client, "POST", "/admin/memories", body, token)
+
+    assert response.status_code == 403
+    assert await services.provider.at_scope_key("actor:ada", "adakey") is None
+    assert await services.audit.at_scopes(["actor:ada", "tenant:berlin", "global"]) == []
+
+
 @pytest.mark.parametrize(
     ("actor", "scope", "reason"),
     [
@@ -101,8 +115,18 @@ async def test_publishing_answers_201_with_the_record(client: AsyncTestClient[Li
         (GIL, "tenant:hamburg", "The scope tenant:hamburg does not apply to gil, so nothing can be written there."),
         (GIL, "tenant:berlin", "Writing at tenant:berlin needs someone who administers it; gil does not."),
         (LENA, "actor:ada", "The scope actor:ada does not apply to lena, so nothing can be written there."),
+        (ADA, "actor:ada", f"Writing at actor:ada here needs someone who administers it; ada does not. {OWN_PAGE}"),
+        (LENA, "actor:lena", f"Writing at actor:lena here needs someone who administers it; lena does not. {OWN_PAGE}"),
     ],
-    ids=["no-elevation", "another-tenants-admin", "global-admin-elsewhere", "global-admin-own-tenant", "someone-else"],
+    ids=[
+        "no-elevation",
+        "another-tenants-admin",
+        "global-admin-elsewhere",
+        "global-admin-own-tenant",
+        "someone-else",
+        "own-scope",
+        "an-administrators-own-scope",
+    ],
 )
 async def test_a_refused_publish_is_403_with_the_verdicts_reason(
     client: AsyncTestClient[Litestar], login_as: LoginAs, actor: Any, scope: str, reason: str

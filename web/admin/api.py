@@ -169,8 +169,10 @@ INVALID = ResponseSpec(
     summary="Publish a shared fact",
     description=(
         "Writes `key` at `scope` as the logged-in person (a new key, or a new text for an existing one), "
-        "optionally always on. The scope must be one they administer. 201 with the record and, when pinned, "
-        "the scope's pin budget (its `warning` says when always-on facts would stop reaching prompts)."
+        "optionally always on. The scope must be one they administer (never their own: their own notes are "
+        "written by their assistant and forgotten on their own page); any other is 403 with the reason. 201 with "
+        "the record and, when pinned, the scope's pin budget (its `warning` says when always-on facts would stop "
+        "reaching prompts)."
     ),
     status_code=201,
     responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED},
