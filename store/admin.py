@@ -173,11 +173,17 @@ class Administration:
         refusal = await self._refusal(actor, scope)
         if refusal:
             return AdminOutcome("refused", refusal)
-        before = await self._at(scope, checked.key)
-        record = await self._write(actor, scope, checked.key, checked.fact, MemoryOrigin("human", actor_ref=actor.id))
-        await self._audit.append(
-            who=actor.id, action="write", scope=scope, key=record.key, before=_snapshot(before), after=_snapshot(record)
-        )
+        origin = MemoryOrigin("human", actor_ref=actor.id)
+        async with self._provider.together():
+            before, record = await self._replace(actor, scope, checked.key, checked.fact, origin)
+            await self._audit.append(
+                who=actor.id,
+                action="write",
+                scope=scope,
+                key=record.key,
+                before=_snapshot(before),
+                after=_snapshot(record),
+            )
         if not pinned:
             return AdminOutcome("done", record=record)
         pinned_outcome = await self.pin(actor, record.id, pinned=True)
@@ -187,7 +193,9 @@ class Administration:
         return pinned_outcome
 
     async def edit(self, actor: Actor, memory_id: str, *, text: str) -> AdminOutcome:
-        """A new text for a shared fact; its id, key and pin stay."""
+        """A new text for a shared fact; its id, key and pin stay. An update of that record by id, in one
+        transaction with its audit entry: `before` is the value it replaced, and a fact deleted meanwhile
+        answers as an unknown id, never written again."""
         record = await self._administered(actor, memory_id)
         if record is None:
             return AdminOutcome("not_found", NOT_ADMINISTERED)
@@ -197,17 +205,20 @@ class Administration:
         refusal = await self._refusal(actor, record.scope)
         if refusal:
             return AdminOutcome("refused", refusal)
-        updated = await self._write(
-            actor, record.scope, record.key, checked.fact, MemoryOrigin("human", actor_ref=actor.id)
-        )
-        await self._audit.append(
-            who=actor.id,
-            action="edit",
-            scope=record.scope,
-            key=record.key,
-            before=_snapshot(record),
-            after=_snapshot(updated),
-        )
+        origin = MemoryOrigin("human", actor_ref=actor.id)
+        async with self._provider.together():
+            change = await self._provider.rewrite(memory_id, scope=record.scope, text=checked.fact, origin=origin)
+            if change is None:  # deleted meanwhile: an edit never brings it back
+                return AdminOutcome("not_found", NOT_ADMINISTERED)
+            before, updated = change
+            await self._audit.append(
+                who=actor.id,
+                action="edit",
+                scope=updated.scope,
+                key=updated.key,
+                before=_snapshot(before),
+                after=_snapshot(updated),
+            )
         return AdminOutcome("done", record=updated)
 
     async def retire(self, actor: Actor, memory_id: str) -> AdminOutcome:
@@ -218,35 +229,40 @@ class Administration:
         refusal = await self._refusal(actor, record.scope)
         if refusal:
             return AdminOutcome("refused", refusal)
-        if not await self._provider.retire(memory_id):
-            return AdminOutcome("not_found", NOT_ADMINISTERED)
-        await self._audit.append(
-            who=actor.id, action="delete", scope=record.scope, key=record.key, before=_snapshot(record)
-        )
-        return AdminOutcome("done", record=record)
+        async with self._provider.together():
+            gone = await self._provider.retire_at(memory_id, scope=record.scope)
+            if gone is None:
+                return AdminOutcome("not_found", NOT_ADMINISTERED)
+            await self._audit.append(
+                who=actor.id, action="delete", scope=gone.scope, key=gone.key, before=_snapshot(gone)
+            )
+        return AdminOutcome("done", record=gone)
 
     async def pin(self, actor: Actor, memory_id: str, *, pinned: bool) -> AdminOutcome:
         """Make a shared fact always on (or not). The outcome carries the scope's pin budget after the
-        change, whose warning says when always-on facts would stop reaching prompts."""
+        change, whose warning says when always-on facts would stop reaching prompts. The change and its
+        audit entry are one transaction; a fact deleted meanwhile answers as an unknown id."""
         record = await self._administered(actor, memory_id)
         if record is None:
             return AdminOutcome("not_found", NOT_ADMINISTERED)
         refusal = await self._refusal(actor, record.scope)
         if refusal:
             return AdminOutcome("refused", refusal)
-        if not await self._provider.pin(memory_id, pinned):  # deleted meanwhile
-            return AdminOutcome("not_found", NOT_ADMINISTERED)
+        async with self._provider.together():
+            change = await self._provider.repin(memory_id, scope=record.scope, pinned=pinned)
+            if change is None:  # deleted meanwhile: nothing was pinned, and nothing is audited
+                return AdminOutcome("not_found", NOT_ADMINISTERED)
+            before, updated = change
+            await self._audit.append(
+                who=actor.id,
+                action="pin" if pinned else "unpin",
+                scope=updated.scope,
+                key=updated.key,
+                before=_snapshot(before),
+                after=_snapshot(updated),
+            )
         at_scope = await self._provider.list(scopes=[record.scope], ctx=ScopeContext(actor=actor))
         budget = pin_budget(at_scope, scope=record.scope, max_memories=self._config.max_memories)
-        updated = await self._provider.get(memory_id) or record
-        await self._audit.append(
-            who=actor.id,
-            action="pin" if pinned else "unpin",
-            scope=record.scope,
-            key=record.key,
-            before=_snapshot(record),
-            after=_snapshot(updated),
-        )
         return AdminOutcome("done", record=updated, budget=budget)
 
     async def promotion_targets(self, actor: Actor) -> tuple[str, ...]:
@@ -271,16 +287,16 @@ class Administration:
             actor_ref=actor.id,
             promoted_from=source.id,
         )
-        before = await self._at(scope, source.key)
-        record = await self._write(actor, scope, source.key, source.text, origin)
-        await self._audit.append(
-            who=actor.id,
-            action="promote",
-            scope=scope,
-            key=source.key,
-            before=_snapshot(before),
-            after={**(_snapshot(record) or {}), "promotedFrom": _snapshot(source)},
-        )
+        async with self._provider.together():
+            before, record = await self._replace(actor, scope, source.key, source.text, origin)
+            await self._audit.append(
+                who=actor.id,
+                action="promote",
+                scope=scope,
+                key=source.key,
+                before=_snapshot(before),
+                after={**(_snapshot(record) or {}), "promotedFrom": _snapshot(source)},
+            )
         return AdminOutcome("done", record=record)
 
     async def preview(self, viewer: Actor, target: Actor, *, thread_id: str | None, text: str) -> Preview | None:
@@ -397,11 +413,11 @@ class Administration:
             return None
         return record
 
-    async def _at(self, scope: str, key: str) -> MemoryRecord | None:
-        return await self._provider.at_scope_key(scope, key)
-
-    async def _write(self, actor: Actor, scope: str, key: str, text: str, origin: MemoryOrigin) -> MemoryRecord:
-        return await self._provider.write(key=key, text=text, scope=scope, origin=origin, ctx=ScopeContext(actor=actor))
+    async def _replace(
+        self, actor: Actor, scope: str, key: str, text: str, origin: MemoryOrigin
+    ) -> tuple[MemoryRecord | None, MemoryRecord]:
+        ctx = ScopeContext(actor=actor)
+        return await self._provider.replace(key=key, text=text, scope=scope, origin=origin, ctx=ctx)
 
 
 def _snapshot(record: MemoryRecord | None) -> dict[str, Any] | None:

@@ -25,6 +25,7 @@ __all__ = (
     "MEMORY_COLUMNS",
     "delete_record",
     "delete_record_at_scope",
+    "delete_record_returning",
     "delete_records_at_scope",
     "insert_records",
     "key_in_code_points",
@@ -32,13 +33,16 @@ __all__ = (
     "record_by_id",
     "record_created_at",
     "record_from_row",
+    "record_locked",
     "records_at_scopes",
     "records_at_scopes_up_to",
     "records_from_rows",
     "records_from_sqlite_rows",
     "records_narrowest_newest_first",
+    "rewrite_record",
     "scope_rank",
     "set_pinned",
+    "set_pinned_returning",
     "up_to_read_sql",
     "upsert_record",
 )
@@ -290,6 +294,65 @@ async def delete_record(connection: AsyncConnection, *, id: str) -> bool:
 async def record_at(connection: AsyncConnection, *, scope: str, key: str) -> MemoryRecord | None:
     result = await connection.execute(select(*MEMORY_COLUMNS).where(memory.c.scope == scope, memory.c.key == key))
     row = result.first()
+    return None if row is None else record_from_row(row)
+
+
+async def record_locked(
+    connection: AsyncConnection, *, scope: str, id: str | None = None, key: str | None = None
+) -> MemoryRecord | None:
+    """The record `id` (or, without one, the one at `key`) held at `scope`, locked until the
+    transaction ends, so what a change then replaces is what this read saw: `FOR UPDATE` on
+    PostgreSQL (a racer deleting it first leaves nothing to find); SQLite's write transaction already
+    holds the whole database."""
+    where = memory.c.id == id if id is not None else memory.c.key == key
+    result = await connection.execute(select(*MEMORY_COLUMNS).where(where, memory.c.scope == scope).with_for_update())
+    row = result.first()
+    return None if row is None else record_from_row(row)
+
+
+async def rewrite_record(
+    connection: AsyncConnection, *, id: str, scope: str, text: str, origin: MemoryOrigin, now: datetime
+) -> tuple[MemoryRecord, MemoryRecord] | None:
+    """A new text (origin, update time, index terms) for the existing record `id` at `scope`: an update
+    by id that never inserts, so a record deleted meanwhile stays deleted. What it replaced and what it
+    is now, or None when there is no such row. Call it inside the transaction that records the change."""
+    before = await record_locked(connection, scope=scope, id=id)
+    if before is None:
+        return None
+    statement = (
+        update(memory)
+        .where(memory.c.id == id)
+        .values(
+            text=text,
+            origin_author=origin.author,
+            origin_thread_id=origin.thread_id,
+            origin_run_id=origin.run_id,
+            origin_actor_ref=origin.actor_ref,
+            origin_promoted_from=origin.promoted_from,
+            updated_at=now,
+            search_terms=index_terms(scope, before.key, text),
+        )
+        .returning(*MEMORY_COLUMNS)
+    )
+    return before, record_from_row((await connection.execute(statement)).one())
+
+
+async def set_pinned_returning(
+    connection: AsyncConnection, *, id: str, scope: str, pinned: bool
+) -> tuple[MemoryRecord, MemoryRecord] | None:
+    """Pin or unpin the existing record `id` at `scope`: what it was and what it is now, or None when
+    there is no such row."""
+    before = await record_locked(connection, scope=scope, id=id)
+    if before is None:
+        return None
+    statement = update(memory).where(memory.c.id == id).values(pinned=pinned).returning(*MEMORY_COLUMNS)
+    return before, record_from_row((await connection.execute(statement)).one())
+
+
+async def delete_record_returning(connection: AsyncConnection, *, id: str, scope: str) -> MemoryRecord | None:
+    """Delete the record `id` held at `scope`; the record as it was when it went, or None."""
+    statement = delete(memory).where(memory.c.id == id, memory.c.scope == scope).returning(*MEMORY_COLUMNS)
+    row = (await connection.execute(statement)).first()
     return None if row is None else record_from_row(row)
 
 

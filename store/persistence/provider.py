@@ -4,7 +4,8 @@ in-memory reference provider does (the contract suite runs the same tests over a
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from contextlib import asynccontextmanager
 from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -12,18 +13,22 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from store.domain.scopes import own_scope
 from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
 from store.persistence.driver import borrowed_reading
-from store.persistence.engine import reading, writing
+from store.persistence.engine import joined_writes, reading, writing
 from store.persistence.memories import (
     delete_record,
     delete_record_at_scope,
+    delete_record_returning,
     delete_records_at_scope,
     insert_records,
     record_at,
     record_by_id,
     record_created_at,
+    record_locked,
     records_at_scopes,
     records_narrowest_newest_first,
+    rewrite_record,
     set_pinned,
+    set_pinned_returning,
     upsert_record,
 )
 from store.persistence.search import query_words, records_by_relevance
@@ -67,11 +72,45 @@ class SqlMemoryProvider:
     async def write(self, *, key: str, text: str, scope: str, origin: MemoryOrigin, ctx: ScopeContext) -> MemoryRecord:
         """One upsert on (scope, key) keeping id, pin and creation time. Refuses an agent-authored
         record at any scope but the actor's own — the backstop behind the write verdict."""
-        if origin.author != "human" and scope != own_scope(ctx.actor):
-            msg = f"The assistant may write only at {own_scope(ctx.actor)}, not at {scope}."
-            raise WriteRefusedError(msg)
+        _refuse_agent_beyond_own_scope(scope, origin, ctx)
         async with writing(self._engine) as connection:
             return await upsert_record(connection, key=key, text=text, scope=scope, origin=origin, now=self._clock())
+
+    @asynccontextmanager
+    async def together(self) -> AsyncIterator[None]:
+        """One write transaction for the block: the provider's writes inside it, and those of any
+        repository on the same engine (the audit trail), commit together or not at all."""
+        async with joined_writes(self._engine):
+            yield
+
+    async def replace(
+        self, *, key: str, text: str, scope: str, origin: MemoryOrigin, ctx: ScopeContext
+    ) -> tuple[MemoryRecord | None, MemoryRecord]:
+        """`write`, answering also the record it replaced (None for a new key), read under the row's
+        lock in the same transaction, so what a trail records as before is what was replaced."""
+        _refuse_agent_beyond_own_scope(scope, origin, ctx)
+        async with writing(self._engine) as connection:
+            before = await record_locked(connection, scope=scope, key=key)
+            now = self._clock()
+            return before, await upsert_record(connection, key=key, text=text, scope=scope, origin=origin, now=now)
+
+    async def rewrite(
+        self, id: str, *, scope: str, text: str, origin: MemoryOrigin
+    ) -> tuple[MemoryRecord, MemoryRecord] | None:
+        """A new text for the existing record `id` at `scope`, by id, never an insert: (before, after),
+        or None when it is not there (deleted meanwhile)."""
+        async with writing(self._engine) as connection:
+            return await rewrite_record(connection, id=id, scope=scope, text=text, origin=origin, now=self._clock())
+
+    async def repin(self, id: str, *, scope: str, pinned: bool) -> tuple[MemoryRecord, MemoryRecord] | None:
+        """Pin or unpin the existing record `id` at `scope`: (before, after), or None when it is not there."""
+        async with writing(self._engine) as connection:
+            return await set_pinned_returning(connection, id=id, scope=scope, pinned=pinned)
+
+    async def retire_at(self, id: str, *, scope: str) -> MemoryRecord | None:
+        """The administrative delete of `id` held at `scope`: the record as it was, or None."""
+        async with writing(self._engine) as connection:
+            return await delete_record_returning(connection, id=id, scope=scope)
 
     async def forget(self, *, id: str, ctx: ScopeContext) -> bool:
         """Delete `id` only when it is held at the actor's own scope; "no such id" and "not yours"
@@ -133,3 +172,9 @@ class SqlMemoryProvider:
         batch: builtins.list[MemoryRecord] = builtins.list(records)
         async with writing(self._engine) as connection:
             await insert_records(connection, batch)
+
+
+def _refuse_agent_beyond_own_scope(scope: str, origin: MemoryOrigin, ctx: ScopeContext) -> None:
+    if origin.author != "human" and scope != own_scope(ctx.actor):
+        msg = f"The assistant may write only at {own_scope(ctx.actor)}, not at {scope}."
+        raise WriteRefusedError(msg)

@@ -255,9 +255,9 @@ async def test_nobody_publishes_or_promotes_at_their_own_scope_here(admin: Admin
 class DeletedBeforeThePin(SqlMemoryProvider):
     """A delete that lands between a publish's write and its pin, every time."""
 
-    async def pin(self, id: str, pinned: bool) -> bool:
+    async def repin(self, id: str, *, scope: str, pinned: bool) -> tuple[MemoryRecord, MemoryRecord] | None:
         await self.retire(id)
-        return await super().pin(id, pinned)
+        return await super().repin(id, scope=scope, pinned=pinned)
 
 
 async def test_a_pin_that_was_not_made_is_not_answered_as_done(engine: AsyncEngine) -> None:

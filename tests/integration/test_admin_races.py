@@ -1,0 +1,97 @@
+"""The elevated area's acts racing one another on one fact, on SQLite and PostgreSQL: an edit or a pin
+never brings a deleted fact back or reports what did not happen, and the trail's `before` is always
+the value the act replaced."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from store import Actor, MemoryConfig
+from store.admin import NOT_ADMINISTERED, Administration
+from store.domain.administration import RoleGate
+from store.persistence import AuditTrail, KnownPeople, SqlMemoryProvider
+
+LENA = Actor("lena", "berlin", ("onfile-admin",))
+TRIES = 12
+
+
+@pytest.fixture
+def admin(engine: AsyncEngine) -> Administration:
+    provider = SqlMemoryProvider(engine)
+    return Administration(
+        MemoryConfig(provider=provider), provider, RoleGate(), AuditTrail(engine), KnownPeople(engine)
+    )
+
+
+async def published(admin: Administration, key: str, text: str = "formal") -> str:
+    outcome = await admin.publish(LENA, scope="tenant:berlin", key=key, text=text)
+    assert outcome.record is not None
+    return outcome.record.id
+
+
+async def trail_of(admin: Administration, key: str) -> list[tuple[str, str | None, str | None]]:
+    """The key's entries, oldest first: (action, text before, text after)."""
+    entries = [e for e in await admin.audit_entries(LENA) if e.key == key]
+    return [(e.action, (e.before or {}).get("text"), (e.after or {}).get("text")) for e in reversed(entries)]
+
+
+async def test_an_edit_racing_a_delete_never_brings_the_fact_back(admin: Administration, engine: AsyncEngine) -> None:
+    provider = SqlMemoryProvider(engine)
+    for i in range(TRIES):
+        key = f"tone-{i}"
+        memory_id = await published(admin, key)
+
+        deleted, edited = await asyncio.gather(
+            admin.retire(LENA, memory_id), admin.edit(LENA, memory_id, text="edited")
+        )
+
+        assert deleted.ok
+        assert await provider.at_scope_key("tenant:berlin", key) is None, "the deleted fact is back"
+        if edited.ok:  # the edit came first, and the delete removed what it wrote
+            assert edited.record is not None
+            assert edited.record.id == memory_id
+            assert await trail_of(admin, key) == [
+                ("write", None, "formal"),
+                ("edit", "formal", "edited"),
+                ("delete", "edited", None),
+            ]
+        else:
+            assert (edited.status, edited.reason) == ("not_found", NOT_ADMINISTERED)
+            assert await trail_of(admin, key) == [("write", None, "formal"), ("delete", "formal", None)]
+
+
+async def test_a_pin_racing_a_delete_is_done_before_it_or_not_at_all(admin: Administration) -> None:
+    for i in range(TRIES):
+        key = f"tone-{i}"
+        memory_id = await published(admin, key)
+
+        deleted, pinned = await asyncio.gather(admin.retire(LENA, memory_id), admin.pin(LENA, memory_id, pinned=True))
+
+        assert deleted.ok
+        actions = [action for action, _, _ in await trail_of(admin, key)]
+        if pinned.ok:
+            assert pinned.record is not None
+            assert pinned.record.pinned
+            assert actions == ["write", "pin", "delete"]
+        else:
+            assert (pinned.status, pinned.reason) == ("not_found", NOT_ADMINISTERED)
+            assert actions == ["write", "delete"]
+
+
+async def test_two_edits_at_once_each_record_the_value_they_replaced(admin: Administration) -> None:
+    for i in range(TRIES):
+        key = f"tone-{i}"
+        memory_id = await published(admin, key)
+
+        first, second = await asyncio.gather(
+            admin.edit(LENA, memory_id, text="friendly"), admin.edit(LENA, memory_id, text="terse")
+        )
+
+        assert first.ok
+        assert second.ok
+        (_, *edits) = await trail_of(admin, key)
+        assert edits[0][1] == "formal"
+        assert edits[1][1] == edits[0][2], f"the trail lost a replaced value: {edits}"
