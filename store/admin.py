@@ -38,6 +38,7 @@ __all__ = (
     "Erasure",
     "Preview",
     "Stores",
+    "preview_audit_scopes",
 )
 
 NOT_ADMINISTERED = "There is no shared memory with that id among the scopes you administer."
@@ -301,7 +302,8 @@ class Administration:
 
     async def preview(self, viewer: Actor, target: Actor, *, thread_id: str | None, text: str) -> Preview | None:
         """The block the agent API would return for `target` and `text`, byte for byte, with what was left
-        out and why. Read-only: nothing is written or journaled; the look itself is audited."""
+        out and why. Read-only: nothing is written or journaled; the look itself is audited where
+        those who oversee it read (`preview_audit_scopes`)."""
         if not await self._gate.may_preview(viewer):
             return None
         ctx = ScopeContext(actor=target, thread_id=thread_id)
@@ -311,14 +313,11 @@ class Administration:
         left_out = tuple(entries_left_out(everything, digest, candidates))
         own = own_scope(target)
         own_on_file = sum(s == own for e in everything.entries for s in (e.scope, *(o.scope for o in e.overrides)))
-        seen = any(p.id == target.id for p in await self._people.recent())
-        await self._audit.append(
-            who=viewer.id,
-            action="preview",
-            scope=f"tenant:{target.tenant_ref}" if target.tenant_ref else own_scope(target),
-            key=None,
-            after={"actor": {"id": target.id, "tenantRef": target.tenant_ref, "roles": list(target.roles)}},
-        )
+        seen = await self._people.find(target.id) is not None
+        looked_at = {"actor": {"id": target.id, "tenantRef": target.tenant_ref, "roles": list(target.roles)}}
+        async with self._provider.together():
+            for scope in preview_audit_scopes(target):
+                await self._audit.append(who=viewer.id, action="preview", scope=scope, key=None, after=looked_at)
         return Preview(target, digest, block, left_out, seen=seen, own_on_file=own_on_file)
 
     async def may_erase(self, actor: Actor, person: Actor) -> bool:
@@ -418,6 +417,14 @@ class Administration:
     ) -> tuple[MemoryRecord | None, MemoryRecord]:
         ctx = ScopeContext(actor=actor)
         return await self._provider.replace(key=key, text=text, scope=scope, origin=origin, ctx=ctx)
+
+
+def preview_audit_scopes(target: Actor) -> tuple[str, ...]:
+    """Where a look at what the model is told about `target` is recorded: always at `global`, so global
+    administrators see every preview whatever the person previewed claims to be, and also at the
+    organisation the person previewed names, for its administrators. Never at a person's own scope,
+    which no administrator reads."""
+    return ("global", f"tenant:{target.tenant_ref}") if target.tenant_ref else ("global",)
 
 
 def _snapshot(record: MemoryRecord | None) -> dict[str, Any] | None:

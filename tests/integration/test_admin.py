@@ -271,3 +271,15 @@ async def test_a_pin_that_was_not_made_is_not_answered_as_done(engine: AsyncEngi
     assert outcome.status == "not_found"
     assert "was published at tenant:berlin but not made always on" in outcome.reason
     assert [e.action for e in await admin.audit_entries(LENA)] == ["write"]
+
+
+async def test_every_preview_is_audited_where_a_global_administrator_reads_it(admin: Administration) -> None:
+    for target in (Actor("ada"), Actor("ada", "nowhere"), ADA):
+        assert await admin.preview(SAM, target, thread_id=None, text="") is not None
+
+    assert [(e.action, e.after["actor"]["tenantRef"]) for e in await admin.audit_entries(GIL)] == [
+        ("preview", "berlin"),
+        ("preview", "nowhere"),
+        ("preview", None),
+    ]
+    assert [e.after["actor"]["tenantRef"] for e in await admin.audit_entries(LENA)] == ["berlin"]

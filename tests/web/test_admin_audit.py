@@ -11,7 +11,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from store import MemoryOrigin, ScopeContext
-from tests.web.admin_builders import ADA, JONAS, LENA, SAM, tree
+from tests.web.admin_builders import ADA, GIL, JONAS, LENA, SAM, tree
 from tests.web.conftest import LoginAs
 from tests.web.html_tree import Element
 from web.admin.audit_views import neutralise_cell
@@ -216,3 +216,22 @@ async def test_an_erasure_is_shown_with_what_it_removed(
     row = page.one("tr", {"data-audit-action": "erase"})
     assert row.one(attrs={"data-detail": True}).text.startswith("Erased ada: 0 memories")
     assert row.one("span", {"class": "action action-erase"}).text == "Erased a person"
+
+
+async def test_a_preview_of_anyone_reaches_a_global_administrators_trail(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    token = await login_as(SAM)
+    headers = {"X-CSRF-Token": token}
+    for actor in ({"id": "ada"}, {"id": "ada", "tenantRef": "nowhere"}, {"id": "ada", "tenantRef": "berlin"}):
+        previewed = await client.post("/support/preview", json={"actor": actor, "text": ""}, headers=headers)
+        assert previewed.status_code == 200
+
+    await login_as(GIL)
+    seen_globally = tree(await client.get("/admin/audit"))
+    await login_as(LENA)
+    seen_in_berlin = tree(await client.get("/admin/audit"))
+
+    assert rows(seen_globally) == [("preview", "sam", "")] * 3
+    assert rows(seen_in_berlin) == [("preview", "sam", "")]
+    assert await services.audit.at_scopes(["actor:ada"]) == []
