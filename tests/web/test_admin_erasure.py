@@ -175,3 +175,41 @@ async def test_the_people_page_says_when_the_list_is_cut_and_finds_anyone_by_id(
     assert [p["data-person"] for p in found.find_all(attrs={"data-person": True})] == ["ada"]
     assert elsewhere.find(attrs={"data-person": True}) is None
     assert elsewhere.one(attrs={"data-empty": "person"}) is not None
+
+
+async def test_a_person_whose_id_is_no_path_segment_is_erased_through_the_query(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    auth = {"Authorization": f"Bearer {AGENT_TOKEN}"}
+    odd = ("eve/1", "..", ".", "a b&c=d#e?f")
+    for n, person in enumerate(odd):
+        body = {"actor": {"id": person, "tenantRef": "berlin"}, "threadId": f"thr_{n}"}
+        assert (await client.post(f"/agent/runs/run_{n}/digest", json=body, headers=auth)).status_code == 200
+    token = await login_as(LENA)
+    listed = tree(await client.get("/admin/people"))
+
+    for person in odd:
+        href = listed.one("li", {"data-person": person}).one("a", {"data-action": "erase"})["href"]
+        confirm = await client.get(href)
+        (action,) = [f["action"] for f in tree(confirm).find_all("form") if f["action"].startswith("/admin/people/")]
+        done = await client.post(action, data={"csrf_token": token})
+
+        assert href == action
+        assert href.startswith("/admin/people/erase?person=")
+        assert (confirm.status_code, done.status_code) == (200, 200), person
+        assert tree(done).one("h1").text == f"{person} was erased"
+    assert await services.people.recent() == [LENA]
+
+
+async def test_the_erasure_address_with_the_id_in_the_path_still_leads_to_it(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(client, services)
+    await login_as(LENA)
+
+    moved = await client.get("/admin/people/ada/erase", follow_redirects=False)
+    nobody = await client.get("/admin/people/erase")
+
+    assert nobody.status_code == 404
+    assert moved.status_code in (301, 302, 303, 307, 308)
+    assert moved.headers["location"] == "/admin/people/erase?person=ada"

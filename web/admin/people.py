@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Annotated
+from urllib.parse import urlencode
 
 from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest
-from litestar.response import Template
+from litestar.response import Redirect, Template
 
 from store import Actor
 from store.admin import PEOPLE_SHOWN
@@ -19,14 +20,21 @@ from web.admin.area import NO_STORE, AreaView, Elevation, ProblemView, area_view
 from web.auth.sessions import Viewer
 from web.services import Services
 
-__all__ = ("confirm_erasure", "erase_person", "people")
+__all__ = ("ERASE_PATH", "confirm_erasure", "erase_href", "erase_person", "people")
+
+ERASE_PATH = "/admin/people/erase"
+OLD_ERASE_PATH = "/admin/people/{person_id:str}/erase"
+PersonId = Annotated[str | None, QueryParameter(name="person", description="The person's id.")]
 
 
 @dataclass(frozen=True, slots=True)
 class PersonView:
+    """`erase_href` addresses the person in the query, so any id works (one holding '/', or '..')."""
+
     id: str
     organisation: str
     roles: str
+    erase_href: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +66,13 @@ def _person(actor: Actor) -> PersonView:
         id=actor.id,
         organisation=actor.tenant_ref or "no organisation",
         roles=", ".join(actor.roles) if actor.roles else "no roles",
+        erase_href=erase_href(actor.id),
     )
+
+
+def erase_href(person_id: str) -> str:
+    """The erasure's address for a person: their id in the query, encoded, never a path segment."""
+    return f"{ERASE_PATH}?{urlencode({'person': person_id})}"
 
 
 async def _erasable(services: Services, viewer: Viewer, person_id: str) -> Actor | None:
@@ -86,29 +100,47 @@ async def people(
     return Template("admin/people.html", context={"page": page, "area": page.area}, headers=NO_STORE)
 
 
-@get("/admin/people/{person_id:str}/erase", name="admin_confirm_erasure", include_in_schema=False)
+@get([ERASE_PATH, OLD_ERASE_PATH], name="admin_confirm_erasure", include_in_schema=False)
 async def confirm_erasure(
-    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], person_id: FromPath[str]
-) -> Template:
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    person: PersonId = None,
+    person_id: FromPath[str | None] = None,
+) -> Template | Redirect:
+    """The confirmation, for `?person=`; the address it had before (the id in the path, which cannot
+    hold every id) leads there."""
+    if person_id is not None:
+        return Redirect(path=erase_href(person_id))
+    person_id = person or ""
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "people")
-    person = await _erasable(services, viewer, person_id)
-    if person is None:
+    found = await _erasable(services, viewer, person_id)
+    if found is None:
         return _not_found(request, viewer, elevation, person_id)
     page = ErasurePage(
         area=area_view(viewer, elevation, "people"),
-        person=_person(person),
-        memories=await services.admin.own_memory_count(person),
+        person=_person(found),
+        memories=await services.admin.own_memory_count(found),
         retention_hours=services.settings.journal_retention_hours,
     )
     return Template("admin/erase.html", context={"page": page, "area": page.area}, headers=NO_STORE)
 
 
-@post("/admin/people/{person_id:str}/erase", name="admin_erase", status_code=200, include_in_schema=False)
+@post([ERASE_PATH, OLD_ERASE_PATH], name="admin_erase", status_code=200, include_in_schema=False)
 async def erase_person(
-    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], person_id: FromPath[str]
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    person: PersonId = None,
+    person_id: FromPath[str | None] = None,
 ) -> Template:
+    """The erasure, for `?person=` (a confirmation rendered before, posting to the id in the path, still works)."""
+    return await _erase(request, services, viewer, person_id if person_id is not None else person or "")
+
+
+async def _erase(request: HTMXRequest, services: Services, viewer: Viewer, person_id: str) -> Template:
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "people")
