@@ -250,3 +250,25 @@ async def test_the_endpoints_are_in_the_openapi_document_with_examples(client: A
     assert preview["requestBody"]["content"]["application/json"]["schema"]["examples"]
     assert "403" in preview["responses"]
     assert not any(path.startswith(("/admin/facts", "/admin/audit", "/support/preview/")) for path in paths)
+
+
+@pytest.mark.parametrize(
+    ("raw", "status"),
+    [
+        pytest.param(b'{"scope": "tenant:berlin", "key": "k"', 400, id="truncated"),
+        pytest.param(b'{"scope": "tenant:berlin", "key": "k", "text": "\\ud800"}', 400, id="lone-surrogate"),
+        pytest.param(b"[" * 1000 + b"]" * 1000, 400, id="nested-too-deep"),
+        pytest.param(b'{"text": "' + b"x" * 11_000_000 + b'"}', 413, id="too-large"),
+    ],
+)
+async def test_a_body_that_is_not_json_or_too_large_is_refused_in_the_one_shape(
+    client: AsyncTestClient[Litestar], login_as: LoginAs, raw: bytes, status: int
+) -> None:
+    token = await login_as(LENA)
+
+    response = await client.post(
+        "/admin/memories", content=raw, headers={"X-CSRF-Token": token, "Content-Type": "application/json"}
+    )
+
+    assert response.status_code == status
+    assert list(response.json()) == ["error"]

@@ -15,7 +15,6 @@ import msgspec
 from litestar import Request, Response, Router, delete, post, put
 from litestar.datastructures import State
 from litestar.di import NamedDependency
-from litestar.exceptions import ValidationException
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example, SecurityScheme
 from litestar.params import Body, PathParameter
@@ -26,6 +25,7 @@ from store.domain.administration import PinBudget
 from store.domain.codec import record_to_json
 from web.admin.area import elevation_of
 from web.agent_api import ProblemOut, RecordOut
+from web.api_errors import JSON_API_EXCEPTIONS
 from web.auth.sessions import Viewer
 from web.errors import LoginRequiredError
 from web.services import Services
@@ -38,7 +38,6 @@ __all__ = (
     "BudgetOut",
     "SharedMemoryOut",
     "admin_api_router",
-    "api_invalid",
     "api_login_required",
     "csrf_scheme",
     "session_scheme",
@@ -108,14 +107,9 @@ def api_login_required(_: Request[Any, Any, State], __: LoginRequiredError) -> R
     return Response(ProblemOut("Log in to the dashboard first."), status_code=401)
 
 
-def api_invalid(_: Request[Any, Any, State], error: ValidationException) -> Response[ProblemOut]:
-    """A body, path or query that does not parse answers in the endpoints' one shape, `{"error"}`."""
-    extra = error.extra if isinstance(error.extra, list) else []
-    said = [str(item["message"]) for item in extra if isinstance(item, dict) and item.get("message")]
-    return Response(ProblemOut(f"The request is not valid: {'; '.join(said) or error.detail}"), status_code=400)
-
-
-API_EXCEPTIONS: ExceptionHandlersMap = {LoginRequiredError: api_login_required, ValidationException: api_invalid}
+API_EXCEPTIONS: ExceptionHandlersMap = {LoginRequiredError: api_login_required, **JSON_API_EXCEPTIONS}
+"""Every refusal in the endpoints' one shape, `{"error"}`: a body that does not parse or match its
+schema, one too large, a missing session."""
 
 
 def _budget_out(budget: PinBudget | None) -> BudgetOut | None:
