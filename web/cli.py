@@ -4,13 +4,27 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Awaitable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
 
 import uvicorn
 
-from store.persistence import printable_url, upgrade
-from web.settings import Settings, SettingsError
+from store.persistence import DATABASE_URL_VARIABLE, printable_url, upgrade
+from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
+from web.settings import Settings, SettingsError, check_database_url
+
+if TYPE_CHECKING:
+    from web.housekeeping import Pruned
+
+# asyncpg reports a refused or timed-out connection as an OSError of its own, not wrapped
+_STARTING_FAILURES: tuple[type[Exception], ...] = (*DATABASE_ERROR_TYPES, OSError)
+# aiosqlite stops a connection that failed to open without waiting for its thread, which then reports
+# to the event loop: give it a moment before asyncio.run closes the loop, or it prints a traceback
+_SETTLING_SECONDS = 0.2
+
+T = TypeVar("T")
 
 __all__ = ("main",)
 
@@ -44,18 +58,59 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "demo":
             return _demo(args)
         if args.command == "prune":
-            return asyncio.run(_prune())
-        url = args.database_url or Settings.load().database_url
-        asyncio.run(upgrade(url))
-        print(f"database is up to date: {printable_url(url)}")
+            return _prune()
+        return _upgrade(args.database_url)
     except SettingsError as error:
         parser.exit(2, f"onfile: {error}\n")
+    except DatabaseUnusableError as error:
+        parser.exit(1, f"onfile: {error}\n")
+
+
+class DatabaseUnusableError(Exception):
+    """The database cannot be reached or used at start-up. The message names the setting and the
+    URL (any password masked), and says why in one line."""
+
+
+@contextlib.contextmanager
+def _database_errors(url: str, name: str = DATABASE_URL_VARIABLE) -> Iterator[None]:
+    """Turn a database failure while starting into `DatabaseUnusableError`: at start-up it is a wrong
+    URL, a server that is down or a schema never created, which one line says better than a traceback."""
+    try:
+        yield
+    except _STARTING_FAILURES as error:
+        how = "cannot be reached" if database_unavailable(error) else "cannot be used"
+        reason = str(getattr(error, "orig", None) or error).strip().splitlines() or [type(error).__name__]
+        hint = "; run `onfile db upgrade`" if any(w in reason[0] for w in ("no such table", "does not exist")) else ""
+        msg = f"the database at {name}={printable_url(url)} {how}: {reason[0]}{hint}"
+        raise DatabaseUnusableError(msg) from None
+
+
+async def _starting(work: Awaitable[T]) -> T:
+    """`work`, with a failure given time to settle before the event loop closes."""
+    try:
+        return await work
+    except _STARTING_FAILURES:
+        await asyncio.sleep(_SETTLING_SECONDS)
+        raise
+
+
+def _upgrade(database_url: str | None) -> int:
+    if database_url is None:
+        url, name = Settings.load().database_url, DATABASE_URL_VARIABLE
+    else:
+        url, name = database_url, "--database-url"
+        check_database_url(url, name)
+    with _database_errors(url, name):
+        asyncio.run(_starting(upgrade(url)))
+    print(f"database is up to date: {printable_url(url)}")
     return 0
 
 
 def _serve(host: str, port: int, workers: int) -> int:
     settings = Settings.load()
     settings.require_server_settings()
+    with _database_errors(settings.database_url):
+        asyncio.run(_starting(_check_database(settings)))
     if workers > 1:
         uvicorn.run("web.asgi:app", host=host, port=port, workers=workers, factory=True)
     else:
@@ -65,16 +120,33 @@ def _serve(host: str, port: int, workers: int) -> int:
     return 0
 
 
-async def _prune() -> int:
+async def _check_database(settings: Settings) -> None:
+    """Open the database as the server will (SQLite: migrated) and read from it once, so that a
+    database that is down or has no schema stops start-up, not a server answering 503 until it is back."""
+    from web.services import open_services
+
+    services = await open_services(settings)
+    try:
+        await services.people.recent(limit=1)
+    finally:
+        await services.close()
+
+
+def _prune() -> int:
     from web.housekeeping import prune
     from web.services import open_services
 
     settings = Settings.load()
-    services = await open_services(settings)
-    try:
-        pruned = await prune(services)
-    finally:
-        await services.close()
+
+    async def pruning() -> Pruned:
+        services = await open_services(settings)
+        try:
+            return await prune(services)
+        finally:
+            await services.close()
+
+    with _database_errors(settings.database_url):
+        pruned = asyncio.run(_starting(pruning()))
     hours = settings.journal_retention_hours
     print(f"pruned the journals of {pruned.runs} runs begun over {hours} hours ago, and {pruned.sessions} sessions")
     return 0

@@ -9,15 +9,24 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-__all__ = ("PREFIX", "Settings", "SettingsError", "read_dotenv")
+from store.persistence import printable_url
+from store.persistence.outage import DATABASE_ERROR_TYPES
+
+__all__ = ("DATABASE_URL_FORMS", "PREFIX", "Settings", "SettingsError", "check_database_url", "read_dotenv")
 
 PREFIX = "ONFILE_"
+
+_SQLITE = "sqlite+aiosqlite"
+_POSTGRESQL = "postgresql+asyncpg"
+DATABASE_URL_FORMS = f"{_SQLITE}:///path/to/file.sqlite3 or {_POSTGRESQL}://user:password@host:port/database"
+"""The database URLs OnFile takes: its two async drivers, nothing else."""
 
 
 class SettingsError(ValueError):
@@ -33,8 +42,9 @@ class Settings:
     database_url: str = field(
         default="sqlite+aiosqlite:///onfile.sqlite3",
         metadata=_doc(
-            "SQLAlchemy URL of the application database. The embedded default is a SQLite file in the "
-            "working directory; use postgresql+asyncpg://user:password@host/db to share one across hosts."
+            "SQLAlchemy URL of the application database: sqlite+aiosqlite:///path (the embedded default is a "
+            "file in the working directory; four slashes before an absolute path) or "
+            "postgresql+asyncpg://user:password@host/db to share one across hosts. Other drivers are refused."
         ),
     )
     database_pool_size: int = field(
@@ -144,6 +154,7 @@ class Settings:
         if base.scheme not in {"http", "https"} or not base.netloc or self.base_url.endswith("/"):
             msg = f"ONFILE_BASE_URL must be an http(s) address without a trailing slash, not {self.base_url!r}"
             raise SettingsError(msg)
+        check_database_url(self.database_url)
         for name in (
             "database_pool_size",
             "session_idle_minutes",
@@ -238,6 +249,36 @@ def _parse(name: str, raw: str, spec: dataclasses.Field[Any]) -> Any:
             msg = f"{name} must be a whole number, not {raw!r}"
             raise SettingsError(msg) from None
     return raw.strip()
+
+
+_SCHEME = re.compile(r"([A-Za-z0-9_+]+)://")
+_PASSWORD = re.compile(r"(://[^:/@?]*:)[^@/]*@")
+_SUGGESTIONS = {"sqlite": _SQLITE, "postgresql": _POSTGRESQL, "postgres": _POSTGRESQL}
+_UNPARSEABLE: tuple[type[Exception], ...] = (ValueError, *DATABASE_ERROR_TYPES)  # a bad port is a ValueError
+
+
+def check_database_url(url: str, name: str = f"{PREFIX}DATABASE_URL") -> None:
+    """Refuse a URL that does not parse or names a backend or driver OnFile cannot use; the message
+    names the setting (or flag), shows the URL with any password masked, and for a known backend with
+    another driver (`sqlite:///…`, `postgresql+psycopg2://…`) spells out the URL to use instead."""
+    scheme = _SCHEME.match(url)
+    try:
+        shown = printable_url(url) if scheme else ""
+    except _UNPARSEABLE:
+        shown = ""
+    if scheme is None or not shown:
+        masked = _PASSWORD.sub(r"\1***@", url)
+        msg = f"{name} is not a database URL ({masked!r}); use {DATABASE_URL_FORMS}"
+        raise SettingsError(msg)
+    driver = scheme[1]
+    if driver in {_SQLITE, _POSTGRESQL}:
+        return
+    suggested = _SUGGESTIONS.get(driver.partition("+")[0])
+    if suggested is None:
+        msg = f"{name} must name a SQLite or PostgreSQL database ({DATABASE_URL_FORMS}), not {shown}"
+    else:
+        msg = f"{name} must use OnFile's async driver: {suggested}{shown.removeprefix(driver)}, not {shown}"
+    raise SettingsError(msg)
 
 
 def read_dotenv(path: Path) -> dict[str, str]:

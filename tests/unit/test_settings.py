@@ -57,6 +57,45 @@ def test_bad_values_fail_at_start_up_naming_the_setting(values: dict[str, str], 
         Settings.from_mapping(values)
 
 
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("nonsense", "ONFILE_DATABASE_URL is not a database URL ('nonsense'); use sqlite+aiosqlite:///"),
+        ("", "ONFILE_DATABASE_URL is not a database URL (''); use sqlite+aiosqlite:///"),
+        ("postgresql+asyncpg://u:hunter2@h:port/db", "is not a database URL ('postgresql+asyncpg://u:***@h:port/db')"),
+        (
+            "sqlite:///x.db",
+            "ONFILE_DATABASE_URL must use OnFile's async driver: sqlite+aiosqlite:///x.db, not sqlite:///x.db",
+        ),
+        ("sqlite+pysqlite:////srv/x.db", "driver: sqlite+aiosqlite:////srv/x.db, not sqlite+pysqlite:////srv/x.db"),
+        ("postgresql://u:hunter2@h/db", "driver: postgresql+asyncpg://u:***@h/db, not postgresql://u:***@h/db"),
+        ("postgresql+psycopg2://h/db", "driver: postgresql+asyncpg://h/db, not postgresql+psycopg2://h/db"),
+        ("mysql+aiomysql://u:hunter2@h/db", "must name a SQLite or PostgreSQL database"),
+    ],
+)
+def test_a_database_url_that_does_not_parse_or_names_another_driver_is_refused_naming_the_setting(
+    url: str, message: str
+) -> None:
+    with pytest.raises(SettingsError, match=re.escape(message)) as refused:
+        Settings.from_mapping({"ONFILE_DATABASE_URL": url})
+
+    assert "hunter2" not in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "sqlite+aiosqlite:///onfile.sqlite3",
+        "sqlite+aiosqlite:////var/lib/onfile/onfile.sqlite3",
+        "sqlite+aiosqlite://",
+        "postgresql+asyncpg://onfile:secret@db.example.com:5432/onfile",
+        "postgresql+asyncpg:///onfile",
+    ],
+)
+def test_the_two_async_drivers_are_accepted(url: str) -> None:
+    assert Settings.from_mapping({"ONFILE_DATABASE_URL": url}).database_url == url
+
+
 def test_a_malformed_dotenv_line_is_reported_with_its_line_number(tmp_path: Path) -> None:
     dotenv = tmp_path / ".env"
     dotenv.write_text("ONFILE_MAX_MEMORIES=3\nnot a setting\n")

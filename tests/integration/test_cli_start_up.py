@@ -1,0 +1,125 @@
+"""The `onfile` commands refuse a bad or unreachable database in one line naming the setting, with
+any password masked and a non-zero exit: never a traceback, never a server that starts anyway."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+import uvicorn
+
+from web import cli
+from web.oidc_mock import free_port
+
+SERVING = {
+    "ONFILE_SECRET_KEY": "start-up-secret-key-0123456789-0123456789",
+    "ONFILE_OIDC_ISSUER": "http://127.0.0.1:9",
+    "ONFILE_OIDC_CLIENT_ID": "onfile-start-up",
+    "ONFILE_OIDC_CLIENT_SECRET": "onfile-start-up-secret",
+}
+UNREACHABLE = "postgresql+asyncpg://onfile:hunter2@127.0.0.1:{port}/onfile"
+
+
+@pytest.fixture(autouse=True)
+def served(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, Any]]:
+    """A clean directory and environment, and a uvicorn that records instead of serving."""
+    monkeypatch.chdir(tmp_path)
+    for name, value in SERVING.items():
+        monkeypatch.setenv(name, value)
+    served: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *args, **kwargs: served.append(kwargs))
+    return served
+
+
+def refusal(argv: Sequence[str], capsys: pytest.CaptureFixture[str]) -> tuple[int | str | None, str]:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(argv)
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, f"one line, not a traceback: {err}"
+    return exited.value.code, err
+
+
+@pytest.mark.parametrize("command", [["serve"], ["prune"], ["db", "upgrade"]])
+def test_a_url_that_does_not_parse_is_refused_naming_the_setting(
+    command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ONFILE_DATABASE_URL", "nonsense")
+
+    code, err = refusal(command, capsys)
+
+    assert code == 2
+    assert err.startswith("onfile: ONFILE_DATABASE_URL is not a database URL ('nonsense'); use sqlite+aiosqlite:///")
+
+
+def test_db_upgrade_names_its_flag_when_the_flag_is_malformed(capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = refusal(["db", "upgrade", "--database-url", "nonsense"], capsys)
+
+    assert code == 2
+    assert err.startswith("onfile: --database-url is not a database URL ('nonsense')")
+
+
+@pytest.mark.parametrize("command", [["serve"], ["prune"], ["db", "upgrade"]])
+def test_a_sync_driver_url_is_refused_with_the_url_to_use_instead(
+    command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ONFILE_DATABASE_URL", "sqlite:///x.db")
+
+    code, err = refusal(command, capsys)
+
+    assert code == 2
+    assert "ONFILE_DATABASE_URL must use OnFile's async driver: sqlite+aiosqlite:///x.db, not sqlite:///x.db" in err
+    assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.parametrize("command", [["serve"], ["prune"], ["db", "upgrade"]])
+def test_an_unreachable_postgresql_stops_start_up_in_one_line_with_the_password_masked(
+    command: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    served: list[dict[str, Any]],
+) -> None:
+    port = free_port()  # nothing listens there: the connection is refused
+    monkeypatch.setenv("ONFILE_DATABASE_URL", UNREACHABLE.format(port=port))
+
+    code, err = refusal(command, capsys)
+
+    assert code == 1
+    assert err.startswith(
+        f"onfile: the database at ONFILE_DATABASE_URL=postgresql+asyncpg://onfile:***@127.0.0.1:{port}/onfile "
+        "cannot be reached: "
+    )
+    assert "hunter2" not in err
+    assert served == [], "no server was started"
+
+
+def test_db_upgrade_names_its_flag_when_the_database_there_is_unreachable(capsys: pytest.CaptureFixture[str]) -> None:
+    port = free_port()
+
+    code, err = refusal(["db", "upgrade", "--database-url", UNREACHABLE.format(port=port)], capsys)
+
+    assert code == 1
+    assert err.startswith(f"onfile: the database at --database-url=postgresql+asyncpg://onfile:***@127.0.0.1:{port}/")
+
+
+def test_a_sqlite_file_in_a_missing_folder_stops_serve_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ONFILE_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path}/no-such-folder/onfile.sqlite3")
+
+    code, err = refusal(["serve"], capsys)
+
+    assert code == 1
+    assert "ONFILE_DATABASE_URL=sqlite+aiosqlite:///" in err
+    assert "cannot be reached: unable to open database file" in err
+
+
+def test_serve_starts_when_its_database_answers(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, served: list[dict[str, Any]]
+) -> None:
+    monkeypatch.setenv("ONFILE_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path}/onfile.sqlite3")
+
+    assert cli.main(["serve", "--port", "8123"]) == 0
+
+    assert [call["port"] for call in served] == [8123]
