@@ -7,16 +7,14 @@ import asyncio
 import contextlib
 from collections.abc import Awaitable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TypeVar
 
 import uvicorn
 
 from store.persistence import DATABASE_URL_VARIABLE, printable_url, upgrade
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
+from web.housekeeping import NoDatabaseError, Pruned, existing_database, prune
 from web.settings import Settings, SettingsError, check_database_url
-
-if TYPE_CHECKING:
-    from web.housekeeping import Pruned
 
 # asyncpg reports a refused or timed-out connection as an OSError of its own, not wrapped
 _STARTING_FAILURES: tuple[type[Exception], ...] = (*DATABASE_ERROR_TYPES, OSError)
@@ -62,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _upgrade(args.database_url)
     except SettingsError as error:
         parser.exit(2, f"onfile: {error}\n")
-    except DatabaseUnusableError as error:
+    except (DatabaseUnusableError, NoDatabaseError) as error:
         parser.exit(1, f"onfile: {error}\n")
 
 
@@ -133,17 +131,11 @@ async def _check_database(settings: Settings) -> None:
 
 
 def _prune() -> int:
-    from web.housekeeping import prune
-    from web.services import open_services
-
     settings = Settings.load()
 
     async def pruning() -> Pruned:
-        services = await open_services(settings)
-        try:
+        async with existing_database(settings) as services:
             return await prune(services)
-        finally:
-            await services.close()
 
     with _database_errors(settings.database_url):
         pruned = asyncio.run(_starting(pruning()))

@@ -1,7 +1,8 @@
 """Pruning what OnFile no longer needs: run journals past their retention, expired sessions.
 
 `onfile prune` does it on demand; a running server does it every few minutes (every worker may: it is
-idempotent, and a run pruned by one is refused by all).
+idempotent, and a run pruned by one is refused by all). Housekeeping only looks after a database that
+exists: it never creates or migrates one, so a wrong path or URL is said, not pruned to "0 runs".
 """
 
 from __future__ import annotations
@@ -13,11 +14,35 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from web.services import Services
+from store.persistence import DATABASE_URL_VARIABLE, printable_url
+from web.services import Services, open_services
+from web.settings import Settings
 
-__all__ = ("Pruned", "prune", "pruning_every")
+__all__ = ("NoDatabaseError", "Pruned", "existing_database", "prune", "pruning_every")
 
 logger = logging.getLogger(__name__)
+
+
+class NoDatabaseError(LookupError):
+    """Housekeeping found no database where the settings point. The message names the file."""
+
+
+@contextlib.asynccontextmanager
+async def existing_database(settings: Settings) -> AsyncIterator[Services]:
+    """The services over the database the settings name, as it is: a SQLite file that does not exist
+    is refused (opening it would create it), and no schema is created or migrated."""
+    path = settings.sqlite_file
+    if path is not None and not path.is_file():
+        msg = (
+            f"there is no database at {path.absolute()} ({DATABASE_URL_VARIABLE}="
+            f"{printable_url(settings.database_url)}); housekeeping never creates one"
+        )
+        raise NoDatabaseError(msg)
+    services = await open_services(settings, migrate=False)
+    try:
+        yield services
+    finally:
+        await services.close()
 
 
 @dataclass(frozen=True, slots=True)

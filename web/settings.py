@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from store.persistence import printable_url
 from store.persistence.outage import DATABASE_ERROR_TYPES
@@ -169,6 +169,18 @@ class Settings:
         if self.conversation_url and "{thread_id}" not in self.conversation_url:
             msg = "ONFILE_CONVERSATION_URL must contain {thread_id}"
             raise SettingsError(msg)
+
+    @property
+    def sqlite_file(self) -> Path | None:
+        """The file a SQLite URL names, relative to the working directory unless absolute; None for
+        PostgreSQL, an in-memory database, or a `file:` URI (which SQLite resolves itself)."""
+        prefix = f"{_SQLITE}:///"
+        if not self.database_url.startswith(prefix):
+            return None
+        database = unquote(self.database_url.removeprefix(prefix).partition("?")[0])
+        if database in {"", ":memory:"} or database.startswith("file:"):
+            return None
+        return Path(database)
 
     @property
     def secure_cookies(self) -> bool:

@@ -96,6 +96,21 @@ def test_the_two_async_drivers_are_accepted(url: str) -> None:
     assert Settings.from_mapping({"ONFILE_DATABASE_URL": url}).database_url == url
 
 
+@pytest.mark.parametrize(
+    ("url", "file"),
+    [
+        ("sqlite+aiosqlite:///onfile.sqlite3", Path("onfile.sqlite3")),
+        ("sqlite+aiosqlite:////var/lib/onfile/my%20data.sqlite3?timeout=5", Path("/var/lib/onfile/my data.sqlite3")),
+        ("sqlite+aiosqlite://", None),
+        ("sqlite+aiosqlite:///:memory:", None),
+        ("sqlite+aiosqlite:///file:onfile.sqlite3?uri=true", None),
+        ("postgresql+asyncpg://onfile@db/onfile", None),
+    ],
+)
+def test_a_sqlite_url_names_the_file_housekeeping_expects_to_find(url: str, file: Path | None) -> None:
+    assert Settings(database_url=url).sqlite_file == file
+
+
 def test_a_malformed_dotenv_line_is_reported_with_its_line_number(tmp_path: Path) -> None:
     dotenv = tmp_path / ".env"
     dotenv.write_text("ONFILE_MAX_MEMORIES=3\nnot a setting\n")

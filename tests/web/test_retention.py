@@ -59,6 +59,7 @@ def test_onfile_prune_runs_from_the_command_line(
 ) -> None:
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("ONFILE_DATABASE_URL", settings.database_url)
+    assert main(["db", "upgrade"]) == 0  # prune looks after a database, never creates one
 
     assert main(["prune"]) == 0
     assert "pruned the journals of 0 runs begun over 48 hours ago" in capsys.readouterr().out
