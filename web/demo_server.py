@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import FrameType
 
 import uvicorn
 
@@ -17,31 +21,62 @@ __all__ = ("run_demo",)
 
 
 def run_demo(*, port: int, folder: Path) -> int:
-    provider = MockProvider().start()
+    """Serve the demo until stopped. Its identity provider is stopped on every way out (Ctrl-C,
+    SIGTERM, SIGHUP, an error), never left running on its own."""
+    provider = MockProvider()
+    with _signals_exit():
+        try:
+            return _serve_demo(provider, port=port, folder=folder)
+        finally:
+            provider.stop()
+
+
+@contextmanager
+def _signals_exit() -> Iterator[None]:
+    """SIGTERM raises SystemExit while the block runs, so that `finally` blocks run; SIGHUP is taken
+    for SIGTERM. By default both end the process on the spot, and uvicorn, which catches SIGTERM to
+    shut down gracefully, raises it again once it has: that ended the demo without its `finally`."""
+
+    def exit_on(signum: int, _frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    def terminate(_signum: int, _frame: FrameType | None) -> None:
+        signal.raise_signal(signal.SIGTERM)  # while uvicorn serves, its graceful shutdown answers
+
+    previous = {
+        signal.SIGTERM: signal.signal(signal.SIGTERM, exit_on),
+        signal.SIGHUP: signal.signal(signal.SIGHUP, terminate),
+    }
     try:
-        for person in DEMO_PEOPLE:
-            provider.set_person(
-                person.sub,
-                {
-                    "name": person.name,
-                    "email": f"{person.sub}@example.com",
-                    "tenant": person.tenant,
-                    "roles": list(person.roles),
-                },
-            )
-        settings = Settings(
-            database_url=demo_database(folder),
-            base_url=f"http://127.0.0.1:{port}",
-            secret_key=demo_secret(),
-            oidc_issuer=provider.issuer,
-            oidc_client_id="onfile-demo",
-            oidc_client_secret="onfile-demo-secret",  # noqa: S106 - the local development provider's
-        )
-        asyncio.run(_seed(settings))
-        print(_banner(settings, provider.issuer))
-        uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+        yield
     finally:
-        provider.stop()
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
+def _serve_demo(provider: MockProvider, *, port: int, folder: Path) -> int:
+    provider.start()
+    for person in DEMO_PEOPLE:
+        provider.set_person(
+            person.sub,
+            {
+                "name": person.name,
+                "email": f"{person.sub}@example.com",
+                "tenant": person.tenant,
+                "roles": list(person.roles),
+            },
+        )
+    settings = Settings(
+        database_url=demo_database(folder),
+        base_url=f"http://127.0.0.1:{port}",
+        secret_key=demo_secret(),
+        oidc_issuer=provider.issuer,
+        oidc_client_id="onfile-demo",
+        oidc_client_secret="onfile-demo-secret",  # noqa: S106 - the local development provider's
+    )
+    asyncio.run(_seed(settings))
+    print(_banner(settings, provider.issuer))
+    uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
     return 0
 
 

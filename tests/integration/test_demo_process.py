@@ -1,0 +1,81 @@
+"""`onfile demo` as a person runs it, in a real process: however it is stopped, its identity provider
+stops with it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from web.oidc_mock import free_port
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is `pid` (from /proc: the field after the name in `stat`)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rpartition(")")[2].split()
+        except OSError:
+            continue  # gone while we looked
+        if int(fields[1]) == pid:
+            found.append(int(stat.parent.name))
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` is a live process (a zombie nobody reaped has stopped running)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
+    """`onfile demo` on a free port, answering; yields it and its identity provider's process id."""
+    port = free_port()
+    command = [sys.executable, "-m", "web.cli", "demo", "--port", str(port), "--folder", str(tmp_path / "demo")]
+    with (tmp_path / "demo.log").open("wb") as log:
+        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, cwd=tmp_path)  # noqa: S603
+    provider: list[int] = []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        assert process.poll() is None, (tmp_path / "demo.log").read_text()
+        provider = children(process.pid)
+        assert len(provider) == 1, "the demo runs one identity provider"
+        yield process, provider[0]
+    finally:
+        for pid in [process.pid, *provider]:
+            if running(pid):
+                os.kill(pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["TERM", "HUP", "INT"])
+def test_stopping_the_demo_stops_its_identity_provider(
+    demo: tuple[subprocess.Popen[bytes], int], stop: signal.Signals
+) -> None:
+    process, provider = demo
+
+    process.send_signal(stop)
+    process.wait(timeout=15)
+    deadline = time.monotonic() + 5
+    while running(provider) and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+    assert not running(provider), "the identity provider outlived the demo"
