@@ -13,6 +13,7 @@ import uvicorn
 
 from store.persistence import DATABASE_URL_VARIABLE, printable_url, upgrade
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
+from web.demo import DemoRefusedError
 from web.housekeeping import NoDatabaseError, Pruned, existing_database, prune
 from web.settings import Settings, SettingsError, check_database_url
 
@@ -60,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _upgrade(args.database_url)
     except SettingsError as error:
         parser.exit(2, f"onfile: {error}\n")
-    except (DatabaseUnusableError, NoDatabaseError) as error:
+    except (DatabaseUnusableError, NoDatabaseError, DemoRefusedError) as error:
         parser.exit(1, f"onfile: {error}\n")
 
 

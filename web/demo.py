@@ -8,7 +8,8 @@ the assistant is told on two turns for one person, with a `remember` call betwee
 from __future__ import annotations
 
 import secrets
-from collections.abc import Iterator
+import socket
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -25,7 +26,16 @@ from store import (
 )
 from web.services import Services
 
-__all__ = ("DEMO_NOW", "DEMO_PEOPLE", "DemoPerson", "demo_records", "render_demo", "seed_demo")
+__all__ = (
+    "DEMO_NOW",
+    "DEMO_PEOPLE",
+    "DemoPerson",
+    "DemoRefusedError",
+    "demo_records",
+    "refuse_ports_in_use",
+    "render_demo",
+    "seed_demo",
+)
 
 DEMO_NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 
@@ -141,6 +151,27 @@ async def seed_demo(services: Services) -> None:
         await services.registry.register_run(f"{thread}-run-1", thread, "ada")
     await services.registry.delete_thread("thr_gone")
     await services.registry.register_run("thr_lena_dispatch-run-1", "thr_lena_dispatch", "lena")
+
+
+class DemoRefusedError(Exception):
+    """The demo cannot start; the message says why in one line. Nothing was touched."""
+
+
+def refuse_ports_in_use(ports: Mapping[str, int]) -> None:
+    """Refuse, naming the first port (by what it is for) that nothing could listen on at 127.0.0.1:
+    a port already taken (often an earlier demo still running, whose database a second demo would
+    replace) or one this user may not open."""
+    for what, port in ports.items():
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            # as uvicorn binds: a port an earlier server just closed (TIME_WAIT) is free, one in use is not
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError as error:
+                msg = f"cannot listen on 127.0.0.1:{port} for the {what} ({error.strerror}); is a demo already running?"
+                if what == "dashboard":
+                    msg += " Choose another port with --port."
+                raise DemoRefusedError(msg) from None
 
 
 def demo_secret() -> str:

@@ -12,7 +12,7 @@ from types import FrameType
 import uvicorn
 
 from web.app import create_app
-from web.demo import DEMO_PEOPLE, demo_database, demo_secret, seed_demo
+from web.demo import DEMO_PEOPLE, demo_database, demo_secret, refuse_ports_in_use, seed_demo
 from web.oidc_mock import MockProvider
 from web.services import open_services
 from web.settings import Settings
@@ -21,9 +21,11 @@ __all__ = ("run_demo",)
 
 
 def run_demo(*, port: int, folder: Path) -> int:
-    """Serve the demo until stopped. Its identity provider is stopped on every way out (Ctrl-C,
-    SIGTERM, SIGHUP, an error), never left running on its own."""
+    """Serve the demo until stopped. A port already in use is refused before any file is touched or
+    anything printed. The identity provider is stopped on every way out (Ctrl-C, SIGTERM, SIGHUP, an
+    error), never left running on its own."""
     provider = MockProvider()
+    refuse_ports_in_use({"dashboard": port, "identity provider": provider.port})
     with _signals_exit():
         try:
             return _serve_demo(provider, port=port, folder=folder)

@@ -1,10 +1,11 @@
-"""`onfile demo` as a person runs it, in a real process: however it is stopped, its identity provider
-stops with it."""
+"""`onfile demo` as a person runs it: however it is stopped, its identity provider stops with it; a
+second demo on a port in use is refused before it touches anything."""
 
 from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -14,7 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from web.oidc_mock import free_port
+from web import demo_server
+from web.cli import main
+from web.oidc_mock import MockProvider, free_port
 
 
 def children(pid: int) -> list[int]:
@@ -79,3 +82,46 @@ def test_stopping_the_demo_stops_its_identity_provider(
         time.sleep(0.1)
 
     assert not running(provider), "the identity provider outlived the demo"
+
+
+@pytest.fixture
+def taken_port() -> Iterator[int]:
+    """A loopback port something listens on."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        yield int(listener.getsockname()[1])
+
+
+def test_a_demo_on_a_port_in_use_is_refused_before_it_prints_or_touches_a_file(
+    taken_port: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    running = tmp_path / "demo" / "demo.sqlite3"  # a demo already running there
+    running.parent.mkdir()
+    running.write_bytes(b"the running demo's database")
+
+    with pytest.raises(SystemExit) as exited:
+        main(["demo", "--port", str(taken_port), "--folder", str(running.parent)])
+
+    assert exited.value.code == 1
+    out, err = capsys.readouterr()
+    assert out == "", "no banner"
+    assert err == (
+        f"onfile: cannot listen on 127.0.0.1:{taken_port} for the dashboard (Address already in use); "
+        "is a demo already running? Choose another port with --port.\n"
+    )
+    assert running.read_bytes() == b"the running demo's database"
+    assert children(os.getpid()) == [], "no identity provider was started"
+
+
+def test_a_demo_whose_identity_provider_port_is_in_use_is_refused_too(
+    taken_port: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(demo_server, "MockProvider", lambda: MockProvider(port=taken_port))
+
+    with pytest.raises(SystemExit) as exited:
+        main(["demo", "--port", str(free_port()), "--folder", str(tmp_path / "demo")])
+
+    assert exited.value.code == 1
+    assert f"cannot listen on 127.0.0.1:{taken_port} for the identity provider" in capsys.readouterr().err
+    assert not (tmp_path / "demo").exists()
