@@ -147,7 +147,13 @@ class Settings:
         default="onfile-support", metadata=_doc("The role that may preview the exact prompt block for a person.")
     )
     max_memories: int = field(default=20, metadata=_doc("How many memories one turn's prompt carries at most."))
-    max_fact_chars: int = field(default=240, metadata=_doc("How many characters the assistant may write in one fact."))
+    max_fact_chars: int = field(
+        default=240,
+        metadata=_doc(
+            "How many characters one fact may hold: what the assistant remembers, and what an administrator "
+            "publishes or edits."
+        ),
+    )
 
     def __post_init__(self) -> None:
         base = urlsplit(self.base_url)
