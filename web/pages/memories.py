@@ -255,7 +255,7 @@ async def promote_on_page(
     notice = NoticeView(
         kind="published",
         message=f"Published “{outcome.record.key}” for {audience}.",
-        detail="Your own note stays and still applies to you; the published value is shown beneath it.",
+        detail="Your own note stays and still applies to you; beneath it, your entry says theirs is the same.",
     )
     if not request.htmx:
         return Redirect(query.href(), status_code=303, cookies=[notice_cookie(services, viewer, notice, now)])
