@@ -99,6 +99,7 @@ def test_a_demo_on_a_port_in_use_is_refused_before_it_prints_or_touches_a_file(
     running = tmp_path / "demo" / "demo.sqlite3"  # a demo already running there
     running.parent.mkdir()
     running.write_bytes(b"the running demo's database")
+    before = set(children(os.getpid()))  # the session's own (a PostgreSQL server, say) are not the demo's
 
     with pytest.raises(SystemExit) as exited:
         main(["demo", "--port", str(taken_port), "--folder", str(running.parent)])
@@ -111,7 +112,7 @@ def test_a_demo_on_a_port_in_use_is_refused_before_it_prints_or_touches_a_file(
         "is a demo already running? Choose another port with --port.\n"
     )
     assert running.read_bytes() == b"the running demo's database"
-    assert children(os.getpid()) == [], "no identity provider was started"
+    assert set(children(os.getpid())) <= before, "no identity provider was started"
 
 
 def test_a_demo_whose_identity_provider_port_is_in_use_is_refused_too(
