@@ -87,7 +87,8 @@ def check_memory_input(key: str, fact: str, *, max_fact_chars: int = DEFAULT_MAX
     """Trim both, then refuse: an empty key or fact; a key over `MAX_KEY_CHARS` or a fact over
     `max_fact_chars` characters (the message states the limit and the length); a line break or other
     control character in either; an explicit text-direction control in either (see
-    `DIRECTION_CONTROLS`). The first failure found is the one reported."""
+    `DIRECTION_CONTROLS`); an invisible character in the key that writing does not need (see
+    `_disguised`). The first failure found is the one reported."""
     key, fact = key.strip(), fact.strip()
     error = (
         _empty("key", key)
@@ -98,6 +99,7 @@ def check_memory_input(key: str, fact: str, *, max_fact_chars: int = DEFAULT_MAX
         or _not_one_line("fact", fact)
         or _reordered("key", key)
         or _reordered("fact", fact)
+        or _disguised(key)
     )
     return MemoryInput(key=key, fact=fact, error=error)
 
@@ -110,6 +112,24 @@ def _reordered(name: str, value: str) -> str | None:
         f"The {name} contains a text-direction control (U+{ord(bad):04X}), which would show it to the "
         "user in another order than it is read. Write it without one."
     )
+
+
+def _disguised(key: str) -> str | None:
+    """A key is a name two notes are told apart by: an invisible character in it (a zero-width space,
+    a word joiner, a soft hyphen) makes a second key that reads exactly like the first. The joiners
+    scripts and emoji need (U+200C, U+200D) and the direction marks are kept."""
+    bad = next((ch for ch in key if unicodedata.category(ch) == "Cf" and ch not in _WRITING_FORMAT), None)
+    if bad is None:
+        return None
+    return (
+        f"The key contains an invisible character (U+{ord(bad):04X}), which would make it look like another "
+        "key. Write it without one."
+    )
+
+
+# Format characters writing needs: the zero-width non-joiner and joiner (Persian, Indic scripts,
+# emoji sequences) and the direction marks (left-to-right, right-to-left, Arabic letter mark).
+_WRITING_FORMAT = frozenset("‌‍‎‏؜")
 
 
 def _empty(name: str, value: str) -> str | None:

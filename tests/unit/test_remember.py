@@ -48,6 +48,14 @@ def test_the_tool_states_the_configured_fact_limit() -> None:
         ("k", "\u200b \u2060\u00a0\ufeff", "The fact is empty"),
         ("k", "\u200d\u200c", "The fact is empty"),
         (
+            "tone\u200b",
+            "x",
+            "The key contains an invisible character (U+200B), which would make it look like another key",
+        ),
+        ("\u2060tone", "x", "invisible character (U+2060)"),
+        ("to\u00adne", "x", "invisible character (U+00AD)"),
+        ("\ufefftone", "x", "invisible character (U+FEFF)"),
+        (
             "k" * (MAX_KEY_CHARS + 1),
             "x",
             f"The key is {MAX_KEY_CHARS + 1} characters long; the limit is {MAX_KEY_CHARS}",
@@ -77,7 +85,8 @@ def test_a_models_mistake_is_an_error_it_can_act_on(key: str, fact: str, error: 
         ("emoji", "likes 🚚 trucks and עברית"),
         ("k", "é" * DEFAULT_MAX_FACT_CHARS),
         ("👩\u200d👩\u200d👧", "a family emoji is letters joined by zero-width joiners"),
-        ("\u200bvisible", "a zero-width space beside letters is still a key with letters"),
+        ("می\u200cخواهم", "a Persian key keeps its zero-width non-joiner"),
+        ("\u200fשפה-units", "a key may carry a direction mark"),
     ],
 )
 def test_a_fact_within_the_limits_passes(key: str, fact: str) -> None:
