@@ -11,7 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from store.domain.administration import AdminGate, LeftOut, PinBudget, entries_left_out, pin_budget
+from store.domain.administration import (
+    AdminGate,
+    LeftOut,
+    PinBudget,
+    entries_left_out,
+    pin_budget,
+    preview_audit_scopes,
+)
 from store.domain.authority import memory_write_verdict
 from store.domain.block import build_memory_block
 from store.domain.codec import record_to_json
@@ -38,7 +45,6 @@ __all__ = (
     "Erasure",
     "Preview",
     "Stores",
-    "preview_audit_scopes",
 )
 
 NOT_ADMINISTERED = "There is no shared memory with that id among the scopes you administer."
@@ -417,14 +423,6 @@ class Administration:
     ) -> tuple[MemoryRecord | None, MemoryRecord]:
         ctx = ScopeContext(actor=actor)
         return await self._provider.replace(key=key, text=text, scope=scope, origin=origin, ctx=ctx)
-
-
-def preview_audit_scopes(target: Actor) -> tuple[str, ...]:
-    """Where a look at what the model is told about `target` is recorded: always at `global`, so global
-    administrators see every preview whatever the person previewed claims to be, and also at the
-    organisation the person previewed names, for its administrators. Never at a person's own scope,
-    which no administrator reads."""
-    return ("global", f"tenant:{target.tenant_ref}") if target.tenant_ref else ("global",)
 
 
 def _snapshot(record: MemoryRecord | None) -> dict[str, Any] | None:

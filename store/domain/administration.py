@@ -17,6 +17,7 @@ __all__ = (
     "RoleGate",
     "entries_left_out",
     "pin_budget",
+    "preview_audit_scopes",
 )
 
 
@@ -118,3 +119,11 @@ def entries_left_out(
         for e in everything.entries
         if e.key not in shown
     ]
+
+
+def preview_audit_scopes(target: Actor) -> tuple[str, ...]:
+    """Where a look at what the model is told about `target` is recorded: always at `global`, so global
+    administrators see every preview whatever the person previewed claims to be, and also at the
+    organisation the person previewed names, for its administrators. Never at a person's own scope,
+    which no administrator reads."""
+    return (GLOBAL_SCOPE, f"tenant:{target.tenant_ref}") if target.tenant_ref else (GLOBAL_SCOPE,)

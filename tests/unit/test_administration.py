@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from store import Actor, resolve_digest
-from store.domain.administration import AdminGate, RoleGate, entries_left_out, pin_budget
+from store.domain.administration import AdminGate, RoleGate, entries_left_out, pin_budget, preview_audit_scopes
 from tests.builders import SCOPES, make_record
 
 GATE = RoleGate()
@@ -77,3 +77,17 @@ def test_left_out_entries_are_explained_by_budget_or_relevance() -> None:
     assert by_list == {"d": "budget"}
     assert "not find it relevant" in entries_left_out(everything, searched, ["a"])[-1].explanation
     assert "block was full" in entries_left_out(everything, listed, None)[0].explanation
+
+
+@pytest.mark.parametrize(
+    ("target", "scopes"),
+    [
+        (Actor("ada", "berlin"), ("global", "tenant:berlin")),
+        (Actor("ada"), ("global",)),
+        (Actor("ada", "nowhere", ("onfile-admin",)), ("global", "tenant:nowhere")),
+    ],
+)
+def test_a_preview_is_recorded_where_someone_who_oversees_it_reads_never_at_the_persons_own_scope(
+    target: Actor, scopes: tuple[str, ...]
+) -> None:
+    assert preview_audit_scopes(target) == scopes
