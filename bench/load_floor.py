@@ -24,7 +24,6 @@ It reads `ONFILE_DATABASE_URL` and `ONFILE_AGENT_TOKENS` as OnFile does, and is 
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import hmac
 import json
@@ -36,10 +35,10 @@ from typing import Any
 
 import aiosqlite
 import asyncpg
-import uvicorn
 from litestar import Litestar, Request, Response, post
 from sqlalchemy import make_url
 
+from bench.load_bare import serve_baseline
 from store.domain.remember import REMEMBER_TOOL
 from store.domain.scopes import own_scope
 from store.domain.types import Actor
@@ -169,14 +168,7 @@ def floor_app() -> Litestar:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(prog="python -m bench.load_floor", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--workers", type=int, default=1)
-    args = parser.parse_args()
-    if args.workers > 1:
-        uvicorn.run("bench.load_floor:floor_app", host="127.0.0.1", port=args.port, workers=args.workers, factory=True)
-    else:
-        uvicorn.run(floor_app(), host="127.0.0.1", port=args.port)
+    serve_baseline("bench.load_floor", floor_app, __doc__ or "")
 
 
 if __name__ == "__main__":

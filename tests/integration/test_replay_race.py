@@ -13,6 +13,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext
+from store.memory import WriteOutcome
 from store.persistence import ConversationRegistry, RunJournal, SqlMemoryProvider, open_engine
 from store.runs import MemoryRuns, RememberCallMismatchError
 
@@ -35,52 +36,47 @@ def runs_over(engine: AsyncEngine) -> MemoryRuns:
     return MemoryRuns(config, RunJournal(engine), ConversationRegistry(engine))
 
 
-async def test_replays_of_one_call_racing_in_two_processes_write_once(database_url: str) -> None:
+async def race_one_call(database_url: str, facts: tuple[str, str]) -> tuple[list[object], Sequence[MemoryRecord]]:
+    """Call `call_1` of one run from two "processes" (engines) at once, one with each fact: the
+    outcomes (or what each raised), and what is on file afterwards."""
     SlowCountingProvider.writes = []
     engines = [open_engine(database_url) for _ in range(2)]
     try:
         first, second = (runs_over(engine) for engine in engines)
         await first.begin("run_1", actor=ADA, thread_id="thr_1", text="")
-
         outcomes = await asyncio.gather(
-            first.remember("run_1", call_id="call_1", key="tone", fact="short answers"),
-            second.remember("run_1", call_id="call_1", key="tone", fact="short answers"),
+            *(
+                runs.remember("run_1", call_id="call_1", key="tone", fact=fact)
+                for runs, fact in zip((first, second), facts, strict=True)
+            ),
+            return_exceptions=True,
         )
-        stored: Sequence[MemoryRecord] = await SqlMemoryProvider(engines[0]).list(
-            scopes=["actor:ada"], ctx=ScopeContext(actor=ADA)
-        )
+        stored = await SqlMemoryProvider(engines[0]).list(scopes=["actor:ada"], ctx=ScopeContext(actor=ADA))
     finally:
         for engine in engines:
             await engine.dispose()
+    return list(outcomes), stored
+
+
+async def test_replays_of_one_call_racing_in_two_processes_write_once(database_url: str) -> None:
+    outcomes, stored = await race_one_call(database_url, ("short answers", "short answers"))
 
     assert len(SlowCountingProvider.writes) == 1, SlowCountingProvider.writes
     assert outcomes[0] == outcomes[1]
-    assert [(r.text, r.updated_at) for r in stored] == [(outcomes[0].record.text, outcomes[0].record.updated_at)]  # type: ignore[union-attr]
+    outcome = outcomes[0]
+    assert isinstance(outcome, WriteOutcome)
+    assert outcome.record is not None
+    assert [(r.text, r.updated_at) for r in stored] == [(outcome.record.text, outcome.record.updated_at)]
 
 
 async def test_one_call_id_racing_with_two_different_facts_writes_one_and_refuses_the_other(database_url: str) -> None:
-    SlowCountingProvider.writes = []
-    engines = [open_engine(database_url) for _ in range(2)]
-    try:
-        first, second = (runs_over(engine) for engine in engines)
-        await first.begin("run_1", actor=ADA, thread_id="thr_1", text="")
+    outcomes, stored = await race_one_call(database_url, ("from the first process", "from the second process"))
 
-        outcomes = await asyncio.gather(
-            first.remember("run_1", call_id="call_1", key="tone", fact="from the first process"),
-            second.remember("run_1", call_id="call_1", key="tone", fact="from the second process"),
-            return_exceptions=True,
-        )
-        stored: Sequence[MemoryRecord] = await SqlMemoryProvider(engines[0]).list(
-            scopes=["actor:ada"], ctx=ScopeContext(actor=ADA)
-        )
-    finally:
-        for engine in engines:
-            await engine.dispose()
-
-    written = [o for o in outcomes if not isinstance(o, BaseException)]
+    written = [o for o in outcomes if isinstance(o, WriteOutcome)]
     refused = [o for o in outcomes if isinstance(o, RememberCallMismatchError)]
     assert (len(written), len(refused)) == (1, 1), outcomes
-    assert SlowCountingProvider.writes == [written[0].record.text]  # type: ignore[union-attr]
+    assert written[0].record is not None
+    assert SlowCountingProvider.writes == [written[0].record.text]
     assert [r.text for r in stored] == SlowCountingProvider.writes
 
 
