@@ -1,23 +1,23 @@
 """One small in-process hook that memory's diagnostics events are published through.
 
 Later layers attach metrics and logs to it. The events never carry a key or a fact: a key is as
-revealing as the fact it names.
+revealing as the fact it names. They are msgspec Structs, like the records: one is made every turn.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import ClassVar
+
+import msgspec
 
 __all__ = ("DIAGNOSTICS", "DiagnosticEvent", "Diagnostics", "MemoryResolved", "MemoryWritten")
 
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryResolved:
+class MemoryResolved(msgspec.Struct, frozen=True):
     """A turn's digest was resolved. `scopes` is how many applied; `prompt_chars` the block's length."""
 
     name: ClassVar[str] = "memory.resolved"
@@ -30,8 +30,7 @@ class MemoryResolved:
     prompt_chars: int
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryWritten:
+class MemoryWritten(msgspec.Struct, frozen=True):
     """The assistant stored a fact of `chars` characters at `scope`."""
 
     name: ClassVar[str] = "memory.written"

@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
+
+from msgspec import structs
 
 from store.domain.scopes import normalise_scopes, scope_ranks
 from store.domain.types import DigestEntry, MemoryDigest, MemoryRecord, Override, Shortlist
@@ -103,7 +104,7 @@ def resolve_shortlist(shortlist: Shortlist, *, scopes: Sequence[str], max_memori
     if kept < min(max_memories, shortlist.keys):
         msg = f"a shortlist kept {kept} keys of {shortlist.keys} under a ceiling of {max_memories}"
         raise ValueError(msg)
-    return replace(digest, omitted=shortlist.keys - kept, pinned_omitted=shortlist.pinned_keys - kept_pinned)
+    return structs.replace(digest, omitted=shortlist.keys - kept, pinned_omitted=shortlist.pinned_keys - kept_pinned)
 
 
 def _group_by_key(

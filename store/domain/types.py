@@ -1,15 +1,16 @@
 """The values memory is made of: who is asking, what is on file, and what one turn is shown.
 
 Every type here is frozen: a record read from a provider is a snapshot, and a digest is the
-decision about one turn, so neither may change after it is made. Records and origins are msgspec
-Structs rather than dataclasses because every turn builds one per applicable memory: a Struct is
-built several times faster, which is most of the cost of reading thousands of them.
+decision about one turn, so neither may change after it is made. Records, origins, digests, their
+entries and overrides are msgspec Structs rather than dataclasses because every turn builds one per
+applicable memory (or per key it carries): a Struct is built several times faster, which is most of
+the cost of reading thousands of them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
@@ -82,8 +83,7 @@ class MemoryRecord(msgspec.Struct, frozen=True):
             raise ValueError(msg)
 
 
-@dataclass(frozen=True, slots=True)
-class Override:
+class Override(msgspec.Struct, frozen=True):
     """A wider value beaten by a narrower one, carried along so the model can name both."""
 
     scope: str
@@ -91,8 +91,7 @@ class Override:
     author: Author
 
 
-@dataclass(frozen=True, slots=True)
-class DigestEntry:
+class DigestEntry(msgspec.Struct, frozen=True):
     """One key as a turn sees it: the narrowest record, and every wider value it beat (widest last).
 
     `pinned` belongs to the key, not to the record that currently answers it: the entry is pinned
@@ -120,8 +119,7 @@ class DigestEntry:
         return self.record.origin.author
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryDigest:
+class MemoryDigest(msgspec.Struct, frozen=True):
     """The decision about one turn: which scopes applied and which entries survived selection.
 
     `omitted` counts every key that applied but was left out by the ceiling; `pinned_omitted` counts
@@ -130,7 +128,7 @@ class MemoryDigest:
     """
 
     scopes: tuple[str, ...]
-    entries: tuple[DigestEntry, ...] = field(default=())
+    entries: tuple[DigestEntry, ...] = ()
     omitted: int = 0
     pinned_omitted: int = 0
     recalled: bool = False
