@@ -57,9 +57,7 @@ def shortlist_statement(
 ) -> tuple[Select[tuple[Any, ...]], dict[str, object]]:
     """The statement that chooses the keys (past `WHOLE_LIST_AT_MOST` records), and its parameters
     (for a benchmark's floor, or an EXPLAIN)."""
-    if limit < 1:
-        msg = f"a shortlist keeps at least one key, not {limit}"
-        raise ValueError(msg)
+    _refuse_no_keys(limit)
     distinct_scopes = tuple(dict.fromkeys(scopes))
     params: dict[str, object] = {f"scope_{n}": scope for n, scope in enumerate(distinct_scopes)}
     params["limit"] = limit
@@ -71,12 +69,13 @@ async def records_shortlisted(connection: ReadConnection, *, scopes: Sequence[st
     `WHOLE_LIST_AT_MOST` records, it is every record, and its totals are counted here."""
     if not scopes:
         return Shortlist(records=(), keys=0, pinned_keys=0)
-    statement, params = shortlist_statement(connection.dialect.name, scopes, limit)
+    _refuse_no_keys(limit)
     whole = await records_at_scopes_up_to(connection, scopes, WHOLE_LIST_AT_MOST)
     if whole is not None:
         held = {record.key for record in whole}
         pinned = {record.key for record in whole if record.pinned}
         return Shortlist(records=tuple(whole), keys=len(held), pinned_keys=len(pinned))
+    statement, params = shortlist_statement(connection.dialect.name, scopes, limit)
     rows = await run_statement(connection, statement, params)
     if not rows:  # everything went between the two statements: nothing applies now
         return Shortlist(records=(), keys=0, pinned_keys=0)
@@ -85,6 +84,12 @@ async def records_shortlisted(connection: ReadConnection, *, scopes: Sequence[st
     sqlite_rows = connection.dialect.name == "sqlite" and has_fast_driver(connection.dialect)
     records = records_from_sqlite_rows(fields) if sqlite_rows else records_from_rows(fields)
     return Shortlist(records=tuple(records), keys=keys, pinned_keys=pinned_keys)
+
+
+def _refuse_no_keys(limit: int) -> None:
+    if limit < 1:
+        msg = f"a shortlist keeps at least one key, not {limit}"
+        raise ValueError(msg)
 
 
 def _at_scopes(count: int) -> ColumnElement[bool]:
