@@ -4,7 +4,9 @@ Every type here is frozen: a record read from a provider is a snapshot, and a di
 decision about one turn, so neither may change after it is made. Records, origins, digests, their
 entries and overrides are msgspec Structs rather than dataclasses because every turn builds one per
 applicable memory (or per key it carries): a Struct is built several times faster, which is most of
-the cost of reading thousands of them.
+the cost of reading thousands of them. Those that hold only text, times, flags and one another
+(records, origins, overrides) are not tracked by the garbage collector: they can hold no cycle, and
+a read-back of thousands of them no longer sets off collections that walk them all.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ class ScopeContext:
     thread_id: str | None = None
 
 
-class MemoryOrigin(msgspec.Struct, frozen=True):
+class MemoryOrigin(msgspec.Struct, frozen=True, gc=False):
     """Where a fact came from.
 
     `thread_id` and `run_id` point at the conversation and turn the fact was concluded in. They are
@@ -66,7 +68,7 @@ class MemoryOrigin(msgspec.Struct, frozen=True):
     (`actor_ref` is then who promoted it)."""
 
 
-class MemoryRecord(msgspec.Struct, frozen=True):
+class MemoryRecord(msgspec.Struct, frozen=True, gc=False):
     """One keyed fact held at one scope. There is at most one record per (scope, key)."""
 
     id: str
@@ -83,7 +85,7 @@ class MemoryRecord(msgspec.Struct, frozen=True):
             raise ValueError(msg)
 
 
-class Override(msgspec.Struct, frozen=True):
+class Override(msgspec.Struct, frozen=True, gc=False):
     """A wider value beaten by a narrower one, carried along so the model can name both."""
 
     scope: str
