@@ -151,7 +151,7 @@ async def prepare_turn(
 ) -> tuple[TurnMemory, MemoryResolved]:
     """`memory_for_turn` with its `memory.resolved` handed back instead of published: for a caller
     that reports the turn only once it is the one that counts (a journaled run that won its race)."""
-    digest = await offer_memories(config, ctx, query)
+    digest, _ = await select_for_turn(config, ctx, query)
     block = build_memory_block(digest, writable=config.writable)
     resolved = MemoryResolved(
         run_id=run_id,

@@ -79,6 +79,10 @@ class BorrowedConnection:
         self.dialect = dialect
         self._pooled = pooled
 
+    @property
+    def pooled(self) -> PoolProxiedConnection:
+        return self._pooled
+
     async def get_raw_connection(self) -> PoolProxiedConnection:
         return self._pooled
 
@@ -203,14 +207,21 @@ async def driver_rows(connection: ReadConnection, sql: str, params: Sequence[Any
     """Every row `sql` selects, as the driver returns them (aiosqlite: tuples, in one trip to its
     thread; asyncpg: Records, through its statement cache). `sql` must be in the dialect's own
     parameter style; only for dialects `has_fast_driver` accepts."""
-    pooled = await connection.get_raw_connection()
+    borrowed = isinstance(connection, BorrowedConnection)
+    if isinstance(connection, BorrowedConnection):
+        pooled = connection.pooled
+    else:
+        pooled = await connection.get_raw_connection()
     driver: Any = pooled.driver_connection
     sqlite_driver = connection.dialect.name == "sqlite"
     try:
-        if sqlite_driver:
+        if sqlite_driver and borrowed:
+            # outside any transaction: nothing is held back, and aiosqlite's own call is one trip
+            rows: Sequence[Sequence[Any]] = await driver.execute_fetchall(sql, params)
+        elif sqlite_driver:
             # what the transaction held back runs first, in the same round trip (see `engine`)
             await settle_anchor(pooled)
-            rows: Sequence[Sequence[Any]] = await run_statements(pooled, [(sql, params)])
+            rows = await run_statements(pooled, [(sql, params)])
         else:
             rows = await driver.fetch(sql, *params)
     except AnchorRefusedError:
