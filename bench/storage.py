@@ -9,9 +9,10 @@ Rows measured, per backend (median wall time of one call, in milliseconds):
   `store.persistence.shortlist`), and over 20,000 through search with a block of 20. Beside each, the
   floor: the statements the digest runs, run raw on the driver (aiosqlite in one trip to its thread,
   as the provider runs them; asyncpg), no SQLAlchemy, no records, no rules — on the connection the
-  provider's reads use (`RawReader`). Target: digest ≤ 1.5× its floor. The listed digests are also set beside the raw read of every applicable row, which is what a
-  turn read before the shortlist; and, as a yardstick for the target, the floor's read followed by
-  nothing but the Python work no storage can take away (a record per row, the rules, the block).
+  provider's reads use (`RawReader`). Target: digest ≤ 1.5× its floor. The listed digests are also
+  set beside the raw read of every applicable row, which is what a turn read before the shortlist;
+  and, as a yardstick for the target, the floor's read followed by nothing but the Python work no
+  storage can take away (a record per row, the rules, the block).
 - the same actor's digest (list and search) in a store of 1,000,000 memories over 10,000 actors
   against a store of 10,000 memories. Target: ≤ 1.2× — cost grows with what applies, not with what
   is stored.
