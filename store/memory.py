@@ -115,7 +115,7 @@ async def select_for_turn(
     provider = config.provider
     # a turn with no word in it (only punctuation or emoji) has nothing to rank by: it is listed, and
     # its block does not claim a selection was made
-    if query_words(text) and isinstance(provider, SearchableMemoryProvider):
+    if text and query_words(text) and isinstance(provider, SearchableMemoryProvider):
         found = await provider.search(scopes=scopes, query=text, limit=config.max_memories, ctx=ctx)
         digest = resolve_digest(found, scopes=scopes, max_memories=config.max_memories, ranked=True)
         return digest, tuple(dict.fromkeys(r.key for r in found if r.scope in scopes))

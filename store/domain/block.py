@@ -120,7 +120,7 @@ def in_render_order(digest: MemoryDigest) -> list[DigestEntry]:
     order = sorted(
         (not e.pinned, ranks.get(e.record.scope, unranked), e.record.key, at) for at, e in enumerate(entries)
     )
-    return [entries[position] for *_, position in order]
+    return [entries[position] for _, _, _, position in order]
 
 
 def _is_plain(text: str) -> bool:
