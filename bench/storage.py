@@ -87,7 +87,8 @@ class Figure:
     case: str
     measured: float
     floor: float
-    target: float
+    target: float | None
+    """None: a figure for reference, beside a read of other rows than the ones measured."""
     label: str = "raw read"
     note: str = ""
     """Printed under the table: what a reader needs to judge the figure."""
@@ -202,7 +203,9 @@ async def digest_figures(backend: str, url: str, sizes: Sizes) -> list[Figure]:
                 measured, every_row = await paired_medians(
                     partial(memory_for_turn, config, ctx, run_id=None), partial(raw.fetch, sql, params)
                 )
-                figures.append(Figure(backend, f"  {case}", measured, every_row, 1.5, "every row raw"))
+                # the same rows as the digest's only while it reads them all; past that, for reference
+                same_rows = 1.5 if count <= WHOLE_LIST_AT_MOST else None
+                figures.append(Figure(backend, f"  {case}", measured, every_row, same_rows, "every row raw"))
             actor, count = people["search"]
             ctx = ScopeContext(actor=actor)
             query = query_text(1)
@@ -319,10 +322,10 @@ def render(figures: list[Figure]) -> str:
     lines = [header, "|" + "|".join("-" * (len(cell)) for cell in header.split("|")[1:-1]) + "|"]
     for f in figures:
         ratio = f.measured / f.floor
-        verdict = "ok" if ratio <= f.target else "MISSED"
+        verdict = "reference" if f.target is None else f"≤{f.target} {'ok' if ratio <= f.target else 'MISSED'}"
         lines.append(
             f"| {f.backend:<10} | {f.case:<47} | {f.measured:>8.2f} | {f.floor:>8.2f} | {f.label:<13} | "
-            f"{ratio:>5.2f} | ≤{f.target} {verdict} |"
+            f"{ratio:>5.2f} | {verdict} |"
         )
     notes = [f.note for f in figures if f.note]
     return "\n".join([*lines, *(["", *notes] if notes else [])])
