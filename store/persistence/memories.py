@@ -6,11 +6,25 @@ of `MEMORY_COLUMNS` and turn each row into a `MemoryRecord`, the only shape that
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import ColumnElement, Insert, Row, Select, bindparam, case, delete, literal_column, or_, select, update
+from sqlalchemy import (
+    ColumnElement,
+    Insert,
+    Row,
+    Select,
+    bindparam,
+    case,
+    delete,
+    func,
+    literal_column,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -303,11 +317,21 @@ async def record_locked(
     """The record `id` (or, without one, the one at `key`) held at `scope`, locked until the
     transaction ends, so what a change then replaces is what this read saw: `FOR UPDATE` on
     PostgreSQL (a racer deleting it first leaves nothing to find); SQLite's write transaction already
-    holds the whole database."""
+    holds the whole database. By `key`, a row not written yet has nothing to lock, so on PostgreSQL
+    the (scope, key) itself is locked first (a transaction-level advisory lock): of two writers of a
+    new key, the second reads what the first wrote instead of nothing."""
+    if id is None and connection.dialect.name == "postgresql":
+        await connection.execute(select(func.pg_advisory_xact_lock(_advisory_key(scope, key or ""))))
     where = memory.c.id == id if id is not None else memory.c.key == key
     result = await connection.execute(select(*MEMORY_COLUMNS).where(where, memory.c.scope == scope).with_for_update())
     row = result.first()
     return None if row is None else record_from_row(row)
+
+
+def _advisory_key(scope: str, key: str) -> int:
+    """A (scope, key) as a signed 64-bit advisory lock key: the same in every process."""
+    digest = hashlib.blake2b(f"{scope}\x00{key}".encode(), digest_size=8, person=b"onfile-key").digest()
+    return int.from_bytes(digest, "big", signed=True)
 
 
 async def rewrite_record(

@@ -95,3 +95,21 @@ async def test_two_edits_at_once_each_record_the_value_they_replaced(admin: Admi
         (_, *edits) = await trail_of(admin, key)
         assert edits[0][1] == "formal"
         assert edits[1][1] == edits[0][2], f"the trail lost a replaced value: {edits}"
+
+
+async def test_two_publishes_of_a_new_key_at_once_each_record_the_value_they_replaced(admin: Administration) -> None:
+    """Nothing is there to lock when neither has written yet: the key itself is locked first."""
+    for i in range(TRIES):
+        key = f"new-{i}"
+
+        first, second = await asyncio.gather(
+            admin.publish(LENA, scope="tenant:berlin", key=key, text="friendly"),
+            admin.publish(LENA, scope="tenant:berlin", key=key, text="terse"),
+        )
+
+        assert first.record is not None
+        assert second.record is not None
+        writes = await trail_of(admin, key)
+        assert [action for action, _, _ in writes] == ["write", "write"]
+        assert writes[0][1] is None
+        assert writes[1][1] == writes[0][2], f"the trail lost a replaced value: {writes}"
