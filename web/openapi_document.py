@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from litestar import Request
+from litestar import Request, Router
+from litestar.exceptions import NotFoundException
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from web.admin.api import PinIn, SharedMemoryIn, TextIn
@@ -39,3 +40,18 @@ class ExactBodiesJsonRenderPlugin(JsonRenderPlugin):
             described = components.get(name, {})
             components[name] = {**schema, **{k: v for k, v in described.items() if k in ("description", "examples")}}
         return super().render(request, openapi_schema)
+
+    def receive_router(self, router: Router) -> None:
+        """Litestar answers an unknown address under the document's path with a bare HTML page of its
+        own; like every JSON route's, OnFile's answer is `{"error"}` (`web.errors.not_found_handler`)."""
+        super().receive_router(router)
+        router.before_request = _unknown_is_not_found
+
+
+_UNKNOWN = "/{path:str}"
+"""The path of the handler Litestar adds for any address under the document's path that names nothing."""
+
+
+async def _unknown_is_not_found(request: Request[Any, Any, Any]) -> None:
+    if _UNKNOWN in request.route_handler.paths:
+        raise NotFoundException

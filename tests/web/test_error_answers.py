@@ -182,7 +182,15 @@ async def test_an_unknown_address_asked_by_htmx_is_a_notice(client: AsyncTestCli
 
 @pytest.mark.parametrize(
     ("method", "path"),
-    [("GET", "/agent/nope"), ("GET", "/admin/memories/x/y/z"), ("PUT", "/metrics")],
+    [
+        ("GET", "/agent/nope"),
+        ("GET", "/admin/memories/x/y/z"),
+        ("PUT", "/metrics"),
+        # under the document's path Litestar has a page of its own for what names nothing
+        ("GET", "/schema/swagger"),
+        ("GET", "/schema/nothing"),
+        ("GET", "/schema/openapi.yaml"),
+    ],
 )
 async def test_the_json_routes_answer_the_apis_error_shape(
     client: AsyncTestClient[Litestar], method: str, path: str
@@ -193,6 +201,13 @@ async def test_the_json_routes_answer_the_apis_error_shape(
     assert answer.headers["content-type"].startswith("application/json")
     assert list(answer.json()) == ["error"]
     assert path in answer.json()["error"]
+
+
+async def test_the_document_is_still_served_at_its_path_and_its_file(client: AsyncTestClient[Litestar]) -> None:
+    for path in ("/schema", "/schema/openapi.json"):
+        answer = await client.get(path)
+        assert answer.status_code == 200
+        assert answer.json()["info"]["title"] == "OnFile"
 
 
 async def test_a_method_a_json_route_does_not_take_names_the_ones_it_does(client: AsyncTestClient[Litestar]) -> None:
