@@ -12,6 +12,7 @@ from jinja2 import StrictUndefined
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
+from litestar.exceptions import NotFoundException
 from litestar.logging import LoggingConfig
 from litestar.openapi import OpenAPIConfig
 from litestar.openapi.spec import Components
@@ -38,7 +39,7 @@ from web.errors import (
     not_found_handler,
 )
 from web.housekeeping import pruning_every
-from web.openapi_document import REQUEST_BODIES, ExactBodiesJsonRenderPlugin
+from web.openapi_document import REQUEST_BODIES, SCHEMA_PATH, ExactBodiesJsonRenderPlugin, names_nothing_in_the_schema
 from web.pages.memories import (
     confirm_promotion,
     forget_on_page,
@@ -108,6 +109,8 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
 
     async def before_request(request: Request[Any, Any, State]) -> Response[Any] | None:
         refuse_control_characters(request)
+        if names_nothing_in_the_schema(request):
+            raise NotFoundException
         return csrf_refusal(request) if await csrf_refused(request, settings) else None
 
     def configure_jinja(engine: JinjaTemplateEngine) -> None:
@@ -182,7 +185,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             title="OnFile",
             version="0.1.0",
             description="What an AI assistant has on file about people, and the people's own view of it.",
-            path="/schema",
+            path=SCHEMA_PATH,
             render_plugins=[ExactBodiesJsonRenderPlugin(REQUEST_BODIES)],
             components=Components(
                 security_schemes={

@@ -13,14 +13,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import msgspec
-from litestar import Request, Router
-from litestar.exceptions import NotFoundException
+from litestar import Request
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from web.admin.api import PinIn, SharedMemoryIn, TextIn
 from web.agent_api import DigestIn, DroppedRunsIn, RememberIn
 
-__all__ = ("REQUEST_BODIES", "ExactBodiesJsonRenderPlugin")
+__all__ = ("REQUEST_BODIES", "SCHEMA_PATH", "ExactBodiesJsonRenderPlugin", "names_nothing_in_the_schema")
+
+SCHEMA_PATH = "/schema"
+"""Where the document is served (`/schema`, `/schema/openapi.json`)."""
 
 REQUEST_BODIES: tuple[type[msgspec.Struct], ...] = (DigestIn, RememberIn, DroppedRunsIn, SharedMemoryIn, TextIn, PinIn)
 """Every JSON request body the application decodes (the support preview's is the digest's)."""
@@ -41,17 +43,13 @@ class ExactBodiesJsonRenderPlugin(JsonRenderPlugin):
             components[name] = {**schema, **{k: v for k, v in described.items() if k in ("description", "examples")}}
         return super().render(request, openapi_schema)
 
-    def receive_router(self, router: Router) -> None:
-        """Litestar answers an unknown address under the document's path with a bare HTML page of its
-        own; like every JSON route's, OnFile's answer is `{"error"}` (`web.errors.not_found_handler`)."""
-        super().receive_router(router)
-        router.before_request = _unknown_is_not_found
-
 
 _UNKNOWN = "/{path:str}"
 """The path of the handler Litestar adds for any address under the document's path that names nothing."""
 
 
-async def _unknown_is_not_found(request: Request[Any, Any, Any]) -> None:
-    if _UNKNOWN in request.route_handler.paths:
-        raise NotFoundException
+def names_nothing_in_the_schema(request: Request[Any, Any, Any]) -> bool:
+    """Whether `request` reached the handler Litestar adds under the document's path for what names
+    nothing, which answers a bare HTML page of its own; OnFile answers it as every JSON route does,
+    with `{"error"}` (`web.errors.not_found_handler`)."""
+    return request.url.path.startswith(SCHEMA_PATH) and _UNKNOWN in request.route_handler.paths
