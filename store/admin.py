@@ -27,6 +27,7 @@ from store.domain.scopes import normalise_scopes, own_scope
 from store.domain.types import Actor, MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
 from store.memory import MemoryConfig, memories_on_file, select_for_turn
 from store.persistence import (
+    AuditAction,
     AuditEntry,
     AuditTrail,
     ConversationRegistry,
@@ -181,16 +182,7 @@ class Administration:
         if refusal:
             return AdminOutcome("refused", refusal)
         origin = MemoryOrigin("human", actor_ref=actor.id)
-        async with self._provider.together():
-            before, record = await self._replace(actor, scope, checked.key, checked.fact, origin)
-            await self._audit.append(
-                who=actor.id,
-                action="write",
-                scope=scope,
-                key=record.key,
-                before=_snapshot(before),
-                after=_snapshot(record),
-            )
+        record = await self._replace_audited(actor, scope, checked.key, checked.fact, origin, action="write")
         if not pinned:
             return AdminOutcome("done", record=record)
         pinned_outcome = await self.pin(actor, record.id, pinned=True)
@@ -294,16 +286,9 @@ class Administration:
             actor_ref=actor.id,
             promoted_from=source.id,
         )
-        async with self._provider.together():
-            before, record = await self._replace(actor, scope, source.key, source.text, origin)
-            await self._audit.append(
-                who=actor.id,
-                action="promote",
-                scope=scope,
-                key=source.key,
-                before=_snapshot(before),
-                after={**(_snapshot(record) or {}), "promotedFrom": _snapshot(source)},
-            )
+        record = await self._replace_audited(
+            actor, scope, source.key, source.text, origin, action="promote", promoted_from=source
+        )
         return AdminOutcome("done", record=record)
 
     async def preview(self, viewer: Actor, target: Actor, *, thread_id: str | None, text: str) -> Preview | None:
@@ -418,11 +403,30 @@ class Administration:
             return None
         return record
 
-    async def _replace(
-        self, actor: Actor, scope: str, key: str, text: str, origin: MemoryOrigin
-    ) -> tuple[MemoryRecord | None, MemoryRecord]:
-        ctx = ScopeContext(actor=actor)
-        return await self._provider.replace(key=key, text=text, scope=scope, origin=origin, ctx=ctx)
+    async def _replace_audited(
+        self,
+        actor: Actor,
+        scope: str,
+        key: str,
+        text: str,
+        origin: MemoryOrigin,
+        *,
+        action: AuditAction,
+        promoted_from: MemoryRecord | None = None,
+    ) -> MemoryRecord:
+        """Write (scope, key) as `actor` and audit it in the same transaction, `before` being the value
+        the write replaced (read under its lock); a promotion's entry also names its source."""
+        async with self._provider.together():
+            before, record = await self._provider.replace(
+                key=key, text=text, scope=scope, origin=origin, ctx=ScopeContext(actor=actor)
+            )
+            after = _snapshot(record) or {}
+            if promoted_from is not None:
+                after["promotedFrom"] = _snapshot(promoted_from)
+            await self._audit.append(
+                who=actor.id, action=action, scope=scope, key=record.key, before=_snapshot(before), after=after
+            )
+        return record
 
 
 def _snapshot(record: MemoryRecord | None) -> dict[str, Any] | None:

@@ -172,7 +172,18 @@ async def test_promotion_republishes_an_own_entry_wider_as_a_person(admin: Admin
     assert not_mine.status == "not_found"
     assert not_theirs.status == "refused"
     assert await admin.promotion_targets(LENA) == ("tenant:berlin",)
-    assert (await admin.audit_entries(LENA))[0].action == "promote"
+    entry = (await admin.audit_entries(LENA))[0]
+    assert (entry.action, entry.who, entry.scope, entry.key, entry.before) == (
+        "promote",
+        "lena",
+        "tenant:berlin",
+        "cutoff",
+        None,
+    )
+    assert entry.after is not None
+    assert entry.after["id"] == promoted.record.id
+    assert entry.after["text"] == "orders close at 14:00"
+    assert entry.after["promotedFrom"]["id"] == mine.id  # the trail names what was promoted
 
 
 async def test_an_agent_authored_record_can_never_be_published_wider_by_the_agent(engine: AsyncEngine) -> None:
