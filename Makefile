@@ -6,12 +6,17 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck layers pytest bench system-packages clean
+.PHONY: demo test lint typecheck layers pytest bench build-packages system-packages clean
 
-# Debian packages the tests need: chromium for the browser tests, PostgreSQL's server binaries for
+# Debian packages: ICU's headers and pkg-config, which PyICU is built against (both commands need
+# them, before the Python packages); chromium for the browser tests, PostgreSQL's server binaries for
 # the PostgreSQL tests. Installed only when missing (CI and sessions run as root).
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
-system-packages:
+build-packages:
+	@{ command -v pkg-config >/dev/null 2>&1 && pkg-config --exists icu-uc; } || \
+		{ $(APT_GET) update -qq && $(APT_GET) install -y -qq libicu-dev pkg-config g++ >/dev/null; }
+
+system-packages: build-packages
 	@command -v chromium >/dev/null 2>&1 || { $(APT_GET) update -qq && $(APT_GET) install -y -qq chromium >/dev/null; }
 	@command -v initdb >/dev/null 2>&1 || ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || \
 		{ $(APT_GET) update -qq && $(APT_GET) install -y -qq postgresql >/dev/null; }
@@ -20,7 +25,7 @@ system-packages:
 PG_BIN := $(lastword $(sort $(wildcard /usr/lib/postgresql/*/bin)))
 export PATH := $(if $(PG_BIN),$(PATH):$(PG_BIN),$(PATH))
 
-$(INSTALLED): pyproject.toml
+$(INSTALLED): pyproject.toml | build-packages
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[dev]'

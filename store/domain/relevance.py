@@ -1,9 +1,27 @@
 """Relevance of a memory to a turn: which words a text holds, and how well a record answers them.
 
-A person's turn text is never a query language. It is cut into words — runs of letters, digits and
-underscores after Unicode compatibility normalisation (NFKC) and case folding, so "Ｆiscal", "FISCAL"
-and "fiscal" are one word, "über" and "uber" two, and quotes, operators, punctuation and emoji are
-only separators. A record's words are those of its key followed by those of its text.
+A person's turn text is never a query language. It is cut into words after Unicode compatibility
+normalisation (NFKC) and case folding, so "Ｆiscal", "FISCAL" and "fiscal" are one word, "Straße" and
+"STRASSE" one, "über" and "uber" two:
+
+- **Where words divide is ICU's word boundaries** (Unicode's rules, with dictionaries for the scripts
+  written without spaces), so "他们用公里报告距离" is five words, "距离" among them, as the turn
+  "距离是多少？" needs; Japanese and Thai alike, and a change of script ("OnFile用公里") divides too.
+  Of ICU's pieces only those it counts as words (numbers, letters, kana, ideographs) are kept:
+  spaces, punctuation and emoji only separate.
+- **Within a piece, a word is a run of letters, digits, underscores and combining marks** holding
+  more than underscores. The punctuation ICU lets inside a word still separates, as it did before
+  ICU: "don't" is "don" and "t", so "Ada's" is found by "ada" and "l'entrepôt" by "entrepôt", and a
+  typographic apostrophe (’) cuts as a typewriter one does; "3.14", "12:30" and "ada@example.com"
+  divide at their punctuation; a hyphen always separates ("fiscal-year" is two words, "fiscal_year"
+  one). A combining mark belongs to its word ("ง่าย", "हिन्दी"), where it used to cut it.
+
+So Latin text is cut as it was before ICU, but for words made only of underscores; what changed is
+text written without spaces, and scripts with combining marks. A dictionary cuts a run by its
+neighbours, so now and then a run is cut differently in a turn and in a memory ("しました" is "しま"
+and "した"). Stored index terms depend on all of this (`store.persistence.terms`): changing it needs a
+migration that recomputes them, as revision 0006 did. A record's words are those of its key followed
+by those of its text.
 
 A record scores by Okapi BM25 (k1 = 1.2, b = 0.75), with each word's document frequency counted
 **within the record's own scope**: how many records at that scope hold it. That is what the SQL
@@ -26,10 +44,13 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+
+import icu
 
 __all__ = (
     "BM25_B",
@@ -54,12 +75,49 @@ IDF_FLOOR = 1e-6
 counts a little, as in FTS5."""
 SCORE_UNITS = 2.0**40
 """Units of score per 1: a word's share is counted in whole units (see the module docstring)."""
-_WORD = re.compile(r"\w+")
+_NOT_WORD_CHAR = re.compile(r"\W")
+_BEYOND_BMP = re.compile("[\U00010000-\U0010ffff]")
+_WORD_STATUS = icu.UWordBreak.NONE_LIMIT
+"""ICU's rule status of a piece it counts as a word (a number, letters, kana, ideographs); below it,
+spaces, punctuation and emoji."""
+_threads = threading.local()
 
 
 def text_words(text: str) -> list[str]:
     """Every word of `text`, repeats included, in order (see the module docstring for what a word is)."""
-    return _WORD.findall(unicodedata.normalize("NFKC", text).casefold())
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    # ICU counts offsets in UTF-16 units: past the Basic Multilingual Plane they are not Python's, so
+    # such a text is sliced as ICU's own string.
+    source = icu.UnicodeString(folded) if _BEYOND_BMP.search(folded) else folded
+    boundaries = _word_boundaries()
+    boundaries.setText(source)
+    words: list[str] = []
+    start = 0
+    status = boundaries.getRuleStatus
+    for end in boundaries:
+        if status() >= _WORD_STATUS:
+            piece = str(source[start:end])
+            if piece.isalnum():
+                words.append(piece)
+            else:
+                words.extend(word for word in _NOT_WORD_CHAR.sub(_mark_or_space, piece).split() if word.strip("_"))
+        start = end
+    return words
+
+
+def _word_boundaries() -> icu.BreakIterator:
+    """This thread's word boundary iterator (one is not safe to share, and making one per call costs
+    about as much again as cutting a turn): ICU's root rules, for no language in particular."""
+    boundaries = getattr(_threads, "word_boundaries", None)
+    if boundaries is None:
+        boundaries = _threads.word_boundaries = icu.BreakIterator.createWordInstance(icu.Locale.getRoot())
+    return boundaries
+
+
+def _mark_or_space(found: re.Match[str]) -> str:
+    """A combining mark belongs to its word; any other character that is not a letter, digit or
+    underscore separates."""
+    return found[0] if unicodedata.category(found[0]).startswith("M") else " "
 
 
 def record_words(key: str, text: str) -> list[str]:

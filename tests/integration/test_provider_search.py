@@ -252,7 +252,7 @@ async def test_keys_that_tie_on_everything_else_come_in_code_point_order(provide
     if isinstance(provider, SqlMemoryProvider) and provider.engine.dialect.name == "postgresql":
         async with provider.engine.begin() as connection:
             await connection.execute(text('ALTER TABLE agent_memory ALTER COLUMN key TYPE text COLLATE "und-x-icu"'))
-    keys = ["ä", "a", "B", "Z", "_", "東京", "é", "e"]
+    keys = ["ä", "a", "B", "Z", "_x", "東京", "é", "e"]  # "_" alone is no word: its record would be shorter
     await seed(provider, [make_record(key, "pallet labels", "actor:ada", days_ago=1) for key in keys])
 
     assert await _search(provider, "pallet") == sorted(keys)
