@@ -50,6 +50,8 @@ from store.memory import (
 )
 from store.provider import (
     MemoryProvider,
+    Recall,
+    RecallingMemoryProvider,
     SearchableMemoryProvider,
     ShortlistingMemoryProvider,
     WritableMemoryProvider,
@@ -81,6 +83,8 @@ __all__ = (
     "MemoryResolved",
     "MemoryWritten",
     "Override",
+    "Recall",
+    "RecallingMemoryProvider",
     "ScopeContext",
     "ScopeResolver",
     "SearchableMemoryProvider",

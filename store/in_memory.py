@@ -2,8 +2,8 @@
 
 It honours every rule a real provider must: upsert on (scope, key) keeping id, pin and creation
 time; agent-authored writes only at the actor's own scope; forget only at the actor's own scope;
-search in the design's three clauses. Records are frozen values, so nothing a caller holds can
-change what is stored.
+search in the design's three clauses, and recall by words and meaning as the SQL provider recalls.
+Records are frozen values, so nothing a caller holds can change what is stored.
 """
 
 from __future__ import annotations
@@ -15,12 +15,17 @@ from datetime import UTC, datetime
 
 from msgspec.structs import replace
 
+from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys
 from store.domain.relevance import CorpusStats, bm25_score, query_words, record_words
 from store.domain.scopes import own_scope, scope_ranks
-from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext
-from store.provider import WriteRefusedError
+from store.domain.types import Actor, MemoryOrigin, MemoryRecord, ScopeContext
+from store.embedding import Embedder, EmbedderError, embedding_text, nearest_keys, vector_bytes
+from store.provider import Recall, WriteRefusedError
 
 __all__ = ("InMemoryMemoryProvider",)
+
+_NOBODY = ScopeContext(actor=Actor(id=""))
+"""The search asks its context nothing: ranking needs only the scopes."""
 
 
 def _utc_now() -> datetime:
@@ -36,8 +41,11 @@ class InMemoryMemoryProvider:
         *,
         clock: Callable[[], datetime] = _utc_now,
         id_factory: Callable[[], str] | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         counter = itertools.count(1)
+        self._embedder = embedder
+        self._vectors: dict[tuple[str, str], bytes] = {}
         self._clock = clock
         self._new_id = id_factory or (lambda: f"mem_{next(counter):06d}")
         self._by_id: dict[str, MemoryRecord] = {}
@@ -131,6 +139,62 @@ class InMemoryMemoryProvider:
         chosen: builtins.list[MemoryRecord] = [r for r in in_scope if r.key in position or r.key in pinned_keys]
         chosen.sort(key=lambda r: (position.get(r.key, len(position)), ranks[r.scope], r.key))
         return tuple(chosen)
+
+    async def recall(self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext) -> Recall:
+        """As `SqlMemoryProvider.recall`: everything when its keys fit under `limit`; otherwise the
+        lexical ranking (`search`'s) and the one by meaning, fused, filled to `limit` keys in listed
+        order, with every record of the chosen and the pinned keys. Vectors are made when first needed
+        and kept per (key, text)."""
+        ranks = scope_ranks(scopes)
+        in_scope = sorted(
+            (r for r in self._by_id.values() if r.scope in ranks),
+            key=lambda r: (ranks[r.scope], -r.updated_at.timestamp(), r.key),
+        )
+        if len({r.key for r in in_scope}) <= limit:
+            return Recall(records=tuple(in_scope), ranked=False)
+        chosen, pinned, keys = await self._ranking(scopes, in_scope, query, limit)
+        order = {key: n for n, key in enumerate(dict.fromkeys([*chosen, *pinned]))}
+        found = sorted((r for r in in_scope if r.key in order), key=lambda r: (order[r.key], ranks[r.scope]))
+        return Recall(records=tuple(found), ranked=True, keys=keys, pinned_keys=len(pinned))
+
+    async def rank_keys(
+        self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext
+    ) -> builtins.list[str]:
+        """As `SqlMemoryProvider.rank_keys`: the hybrid ranking's best `limit` keys, however few apply."""
+        ranks = scope_ranks(scopes)
+        in_scope = sorted(
+            (r for r in self._by_id.values() if r.scope in ranks),
+            key=lambda r: (ranks[r.scope], -r.updated_at.timestamp(), r.key),
+        )
+        return (await self._ranking(scopes, in_scope, query, limit))[0]
+
+    async def _ranking(
+        self, scopes: Sequence[str], in_scope: Sequence[MemoryRecord], query: str, limit: int
+    ) -> tuple[builtins.list[str], builtins.list[str], int]:
+        window = max(RANKING_WINDOW, limit)
+        words = set(content_words(query_words(query)))
+        lexical: builtins.list[str] = []
+        if words:
+            # the search's ranked keys, without the pinned keys it appends unranked
+            ranked = await self.search(scopes=scopes, query=" ".join(words), limit=window, ctx=_NOBODY)
+            matching = {r.key for r in in_scope if not words.isdisjoint(record_words(r.key, r.text))}
+            lexical = [key for key in dict.fromkeys(r.key for r in ranked) if key in matching]
+        semantic = await self._nearest(query, in_scope, window)
+        listed, pinned = listed_keys((r.key, r.pinned) for r in in_scope)
+        return fuse_rankings((lexical, semantic), listed, limit), pinned, len(listed)
+
+    async def _nearest(self, query: str, records: Sequence[MemoryRecord], most: int) -> builtins.list[str]:
+        if self._embedder is None or not query.strip():
+            return []
+        missing = list(dict.fromkeys((r.key, r.text) for r in records if (r.key, r.text) not in self._vectors))
+        try:
+            if missing:
+                made = await self._embedder.embed([embedding_text(key, text) for key, text in missing])
+                self._vectors.update(zip(missing, vector_bytes(made), strict=True))
+            wanted = (await self._embedder.embed([query]))[0]
+        except EmbedderError:
+            return []
+        return nearest_keys(wanted, [r.key for r in records], [self._vectors[(r.key, r.text)] for r in records], most)
 
     def _remove(self, id: str) -> None:
         record = self._by_id.pop(id)

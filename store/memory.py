@@ -6,19 +6,21 @@ This module sequences the I/O (the resolver and the provider) around the pure ru
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from store.diagnostics import DIAGNOSTICS, Diagnostics, MemoryResolved, MemoryWritten
 from store.domain.authority import memory_forget_verdict, memory_write_verdict
 from store.domain.block import build_memory_block
-from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest, resolve_shortlist
+from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest, resolve_recalled, resolve_shortlist
 from store.domain.relevance import query_words
 from store.domain.remember import DEFAULT_MAX_FACT_CHARS, check_memory_input, remember_tool
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver, normalise_scopes, own_scope
 from store.domain.types import MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
 from store.provider import (
     MemoryProvider,
+    RecallingMemoryProvider,
     SearchableMemoryProvider,
     ShortlistingMemoryProvider,
     WritableMemoryProvider,
@@ -37,6 +39,7 @@ __all__ = (
     "memory_for_turn",
     "offer_memories",
     "prepare_turn",
+    "related_keys",
     "select_for_turn",
     "write_memory",
 )
@@ -54,6 +57,7 @@ class MemoryConfig:
     diagnostics: Diagnostics = DIAGNOSTICS
     _writable: bool = field(init=False, repr=False, compare=False)
     _shortlists: bool = field(init=False, repr=False, compare=False)
+    _recalls: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if self.max_memories < 1:
@@ -65,6 +69,7 @@ class MemoryConfig:
         # Asked on every turn, and a runtime Protocol check costs microseconds: decided once per config.
         object.__setattr__(self, "_writable", isinstance(self.provider, WritableMemoryProvider))
         object.__setattr__(self, "_shortlists", isinstance(self.provider, ShortlistingMemoryProvider))
+        object.__setattr__(self, "_recalls", isinstance(self.provider, RecallingMemoryProvider))
 
     @property
     def writable(self) -> bool:
@@ -95,10 +100,12 @@ class WriteOutcome:
 
 
 async def offer_memories(config: MemoryConfig, ctx: ScopeContext, query: str | None = None) -> MemoryDigest:
-    """The digest for a turn. Searches when the provider can and the `query` (the person's turn text)
-    holds a word — then `list` is not called and the digest is `recalled`; otherwise lists (a
-    provider that can shortlists instead: the same digest, reading only the keys the block holds).
-    Records returned outside the resolved scopes are dropped: a backstop, never the boundary."""
+    """The digest for a turn. When every applicable key fits under the ceiling, the block holds them
+    all, whatever the turn says, and claims no selection. Otherwise, when the `query` (the person's
+    turn text) holds a word, the provider chooses: by `recall` (words and meaning, always filling the
+    ceiling) where it can, else by `search`; a turn with no word is listed (a provider that can
+    shortlists instead: the same digest, reading only the keys the block holds). Records returned
+    outside the resolved scopes are dropped: a backstop, never the boundary."""
     digest, _ = await select_for_turn(config, ctx, query)
     return digest
 
@@ -106,25 +113,74 @@ async def offer_memories(config: MemoryConfig, ctx: ScopeContext, query: str | N
 async def select_for_turn(
     config: MemoryConfig, ctx: ScopeContext, query: str | None = None
 ) -> tuple[MemoryDigest, tuple[str, ...] | None]:
-    """`offer_memories`, and the keys a search returned as candidates (None when the turn listed):
+    """`offer_memories`, and the keys a search returned as candidates (None when nothing was chosen):
     what the preview needs to tell "not relevant" from "over the budget"."""
     scopes = normalise_scopes(await config.scopes.resolve(ctx))
     if not scopes:
         return MemoryDigest(scopes=()), None
     text = (query or "").strip()
     provider = config.provider
+    limit = config.max_memories
     # a turn with no word in it (only punctuation or emoji) has nothing to rank by: it is listed, and
     # its block does not claim a selection was made
-    if text and query_words(text) and isinstance(provider, SearchableMemoryProvider):
-        found = await provider.search(scopes=scopes, query=text, limit=config.max_memories, ctx=ctx)
-        digest = resolve_digest(found, scopes=scopes, max_memories=config.max_memories, ranked=True)
-        return digest, tuple(dict.fromkeys(r.key for r in found if r.scope in scopes))
+    if text and query_words(text):
+        if config._recalls:  # decided once, in __post_init__
+            recall = await cast(RecallingMemoryProvider, provider).recall(
+                scopes=scopes, query=text, limit=limit, ctx=ctx
+            )
+            if not recall.ranked:
+                return resolve_digest(recall.records, scopes=scopes, max_memories=limit), None
+            digest = resolve_recalled(
+                recall.records, keys=recall.keys, pinned_keys=recall.pinned_keys, scopes=scopes, max_memories=limit
+            )
+            return digest, _candidates(recall.records, scopes)
+        if isinstance(provider, SearchableMemoryProvider):
+            found = await provider.search(scopes=scopes, query=text, limit=limit, ctx=ctx)
+            candidates = _candidates(found, scopes)
+            # a search returns the keys its words match; when that leaves room, and everything that
+            # applies fits, nothing has to be chosen: the block holds it all
+            if len(candidates) >= limit or (listed := await _listed_if_all_fit(config, ctx, scopes)) is None:
+                return resolve_digest(found, scopes=scopes, max_memories=limit, ranked=True), candidates
+            return listed, None
+    return await _listed(config, ctx, scopes), None
+
+
+def _candidates(records: Sequence[MemoryRecord], scopes: Sequence[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(r.key for r in records if r.scope in scopes))
+
+
+async def _listed(config: MemoryConfig, ctx: ScopeContext, scopes: Sequence[str]) -> MemoryDigest:
     if config._shortlists:  # decided once, in __post_init__
-        shortlisting = cast(ShortlistingMemoryProvider, provider)
+        shortlisting = cast(ShortlistingMemoryProvider, config.provider)
         shortlist = await shortlisting.shortlist(scopes=scopes, limit=config.max_memories, ctx=ctx)
-        return resolve_shortlist(shortlist, scopes=scopes, max_memories=config.max_memories), None
-    listed = await provider.list(scopes=scopes, ctx=ctx)
-    return resolve_digest(listed, scopes=scopes, max_memories=config.max_memories), None
+        return resolve_shortlist(shortlist, scopes=scopes, max_memories=config.max_memories)
+    listed = await config.provider.list(scopes=scopes, ctx=ctx)
+    return resolve_digest(listed, scopes=scopes, max_memories=config.max_memories)
+
+
+async def _listed_if_all_fit(config: MemoryConfig, ctx: ScopeContext, scopes: Sequence[str]) -> MemoryDigest | None:
+    """The listed digest when it omits nothing (every applicable key fits), else None."""
+    listed = await _listed(config, ctx, scopes)
+    return None if listed.omitted else listed
+
+
+async def related_keys(config: MemoryConfig, ctx: ScopeContext, query: str, limit: int) -> tuple[str, ...]:
+    """The keys applicable to the actor that a turn saying `query` would rank first, best first, at most
+    `limit`: the agent's own ranking (words and meaning), offered to a person searching their page for
+    related memories. A provider that cannot recall ranks by its search (words only); one that cannot
+    search finds nothing related."""
+    scopes = normalise_scopes(await config.scopes.resolve(ctx))
+    text = query.strip()
+    if not scopes or not text or limit <= 0:
+        return ()
+    provider = config.provider
+    if config._recalls:  # decided once, in __post_init__
+        recalling = cast(RecallingMemoryProvider, provider)
+        return tuple(await recalling.rank_keys(scopes=scopes, query=text, limit=limit, ctx=ctx))
+    if isinstance(provider, SearchableMemoryProvider) and query_words(text):
+        found = await provider.search(scopes=scopes, query=text, limit=limit, ctx=ctx)
+        return _candidates(found, scopes)[:limit]
+    return ()
 
 
 async def memories_on_file(config: MemoryConfig, ctx: ScopeContext) -> MemoryDigest:

@@ -3,18 +3,22 @@ are optional, and the product notices which a provider has.
 
 A provider without `write` is never offered the `remember` tool; one without `search` serves every
 turn from `list`, exactly as before. One with `shortlist` applies a listed turn's ceiling in its own
-query, so a turn reads the keys its block can hold instead of everything that applies.
+query, so a turn reads the keys its block can hold instead of everything that applies. One with
+`recall` ranks by words and by meaning together and never leaves room in the block unused.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
 
 __all__ = (
     "MemoryProvider",
+    "Recall",
+    "RecallingMemoryProvider",
     "SearchableMemoryProvider",
     "ShortlistingMemoryProvider",
     "WritableMemoryProvider",
@@ -69,4 +73,34 @@ class ShortlistingMemoryProvider(MemoryProvider, Protocol):
         by the key's narrowest record: narrowest scope, then newest; then by key), with the totals of
         keys and pinned keys at `scopes`. It may hold other keys' records too — everything, where
         reading everything is cheaper than choosing. The digest is the one `list` would have made."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Recall:
+    """What `recall` found for a turn. `ranked` False: every record at the scopes, because all their
+    keys fit under the limit and nothing had to be chosen. `ranked` True: a selection, best key first
+    (a key ranks where its first record is), then the pinned keys that did not rank; `keys` and
+    `pinned_keys` then count the keys, and the pinned keys, that applied in all."""
+
+    records: Sequence[MemoryRecord]
+    ranked: bool
+    keys: int = 0
+    pinned_keys: int = 0
+
+
+@runtime_checkable
+class RecallingMemoryProvider(MemoryProvider, Protocol):
+    async def recall(self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext) -> Recall:
+        """The records for a turn whose text is `query` and whose block holds `limit` keys. When every
+        key at `scopes` fits, all of them, unranked. Otherwise the design's three clauses with a hybrid
+        ranking: filter to `scopes` first; rank keys by words and by meaning, fused
+        (`store.domain.recall`), and always fill `limit` keys — the keys neither ranking holds follow
+        in listed order; return every record of those keys plus every record of a key pinned at
+        `scopes`."""
+        ...
+
+    async def rank_keys(self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext) -> list[str]:
+        """The best `limit` keys at `scopes` by the ranking `recall` uses, best first, even when every
+        key would fit: what a person's "related" search on their own page shows."""
         ...

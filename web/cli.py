@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import sys
 from collections.abc import Awaitable, Iterator, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 import uvicorn
 
+from store.embedding import EmbedderError
 from store.persistence import DATABASE_URL_VARIABLE, printable_url, upgrade
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
 from web.demo import DemoRefusedError
@@ -49,6 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     db_commands = db.add_subparsers(dest="db_command", required=True)
     db_upgrade = db_commands.add_parser("upgrade", help="bring the database's schema up to date (creating it if new)")
     db_upgrade.add_argument("--database-url", default=None, help="SQLAlchemy URL (default: ONFILE_DATABASE_URL)")
+    db_reembed = db_commands.add_parser(
+        "reembed", help="give every memory without a vector of ONFILE_EMBEDDER one (after changing it, or upgrading)"
+    )
+    db_reembed.add_argument("--all", action="store_true", help="rebuild every memory's vector, not only missing ones")
 
     args = parser.parse_args(argv)
     try:
@@ -58,11 +64,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _demo(args)
         if args.command == "prune":
             return _prune()
+        if args.db_command == "reembed":
+            return _reembed(everything=args.all)
         return _upgrade(args.database_url)
     except SettingsError as error:
         parser.exit(2, f"onfile: {error}\n")
-    except (DatabaseUnusableError, NoDatabaseError, DemoRefusedError) as error:
+    except (DatabaseUnusableError, NoDatabaseError, DemoRefusedError, ReembedStoppedError) as error:
         parser.exit(1, f"onfile: {error}\n")
+
+
+class ReembedStoppedError(Exception):
+    """The embedder failed part way through `onfile db reembed` (the batches before it are stored)."""
 
 
 class DatabaseUnusableError(Exception):
@@ -143,6 +155,37 @@ def _prune() -> int:
     hours = settings.journal_retention_hours
     print(f"pruned the journals of {pruned.runs} runs begun over {hours} hours ago, and {pruned.sessions} sessions")
     return 0
+
+
+def _reembed(*, everything: bool) -> int:
+    settings = Settings.load()
+    if settings.embedder.strip() == "none":
+        print("ONFILE_EMBEDDER is none: memories are found by their words only, and nothing is embedded")
+        return 0
+
+    async def reembedding() -> int:
+        async with existing_database(settings) as services:
+            return await services.provider.reembed(everything=everything, progress=_progress_bar)
+
+    with _database_errors(settings.database_url):
+        try:
+            stored = asyncio.run(_starting(reembedding()))
+        except EmbedderError as error:
+            print(file=sys.stderr)
+            msg = f"reembedding stopped: {error}; what was done is kept, and running it again goes on from there"
+            raise ReembedStoppedError(msg) from None
+    print(f"{stored} memories have a new vector ({settings.embedder})")
+    return 0
+
+
+def _progress_bar(done: int, total: int) -> None:
+    """`[#######.............]  350/1000 memories`, redrawn in place on the terminal (standard error)."""
+    width = 30
+    filled = width * done // total if total else width
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done:>{len(str(total))}}/{total} memories")
+    if done >= total:
+        sys.stderr.write("\n")
+    sys.stderr.flush()
 
 
 def _demo(args: argparse.Namespace) -> int:

@@ -1,4 +1,5 @@
-"""A deployment's own scope resolver and admin gate, named in the settings as `module:attribute`."""
+"""A deployment's own scope resolver, admin gate and embedder, named in the settings as `module:attribute`
+(an embedder may also be named by its address, or as one of the built-in ones)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,10 @@ from typing import Any
 
 from store.domain.administration import AdminGate, RoleGate
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver
+from store.embedding import Embedder, HttpEmbedder, UniversalSentenceEncoderEmbedder, WordLlamaEmbedder
 from web.settings import Settings, SettingsError
 
-__all__ = ("load_gate", "load_resolver")
+__all__ = ("load_embedder", "load_gate", "load_resolver")
 
 
 def _load(setting: str, dotted: str) -> Any:
@@ -44,3 +46,22 @@ def load_gate(settings: Settings) -> AdminGate:
         msg = f"ONFILE_ADMIN_GATE={settings.admin_gate} lacks administers(actor, scope) or may_preview(actor)"
         raise SettingsError(msg)
     return gate
+
+
+def load_embedder(settings: Settings) -> Embedder | None:
+    """What memories are embedded with (None: words only). Loading the default model is deferred to
+    its first use."""
+    spec = settings.embedder.strip()
+    if spec == "none":
+        return None
+    if spec == "wordllama":
+        return WordLlamaEmbedder()
+    if spec == "use-multilingual":
+        return UniversalSentenceEncoderEmbedder()
+    if spec.startswith(("http://", "https://")):
+        return HttpEmbedder(spec)
+    embedder = _load("ONFILE_EMBEDDER", spec)
+    if not isinstance(embedder, Embedder):
+        msg = f"ONFILE_EMBEDDER={spec} has no name and async embed(texts) method"
+        raise SettingsError(msg)
+    return embedder

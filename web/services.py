@@ -3,11 +3,14 @@ per application from the settings and closed with it."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from functools import partial
 
 from store import Diagnostics, MemoryConfig
 from store.admin import Administration, Stores
+from store.embedding import Embedder
 from store.persistence import (
     AuditTrail,
     ConversationRegistry,
@@ -20,7 +23,7 @@ from store.persistence import (
 )
 from store.runs import MemoryRuns
 from web.metrics import MemoryMetrics
-from web.plugins import load_gate, load_resolver
+from web.plugins import load_embedder, load_gate, load_resolver
 from web.settings import Settings
 
 __all__ = ("Services", "open_services")
@@ -49,7 +52,11 @@ async def open_services(settings: Settings, *, migrate: bool | None = None) -> S
     engine = open_engine(settings.database_url, pool_size=settings.database_pool_size)
     if migrate if migrate is not None else settings.database_url.startswith("sqlite"):
         await upgrade_engine(engine)
-    provider = SqlMemoryProvider(engine)
+    embedder = load_embedder(settings)
+    warm = getattr(embedder, "load", None)
+    if warm is not None:  # a model shipped in a package loads here, once, rather than on the first turn
+        await asyncio.to_thread(warm)
+    provider = SqlMemoryProvider(engine, embedder=embedder)
     diagnostics = Diagnostics()
     metrics = MemoryMetrics()
     diagnostics.subscribe(metrics)
@@ -77,5 +84,12 @@ async def open_services(settings: Settings, *, migrate: bool | None = None) -> S
         audit=audit,
         people=people,
         metrics=metrics,
-        close=engine.dispose,
+        close=partial(_close, engine.dispose, embedder),
     )
+
+
+async def _close(dispose: Callable[[], Awaitable[None]], embedder: Embedder | None) -> None:
+    await dispose()
+    closing = getattr(embedder, "close", None)
+    if closing is not None:  # an embedding service's connections
+        await closing()

@@ -29,6 +29,9 @@ DATABASE_URL_FORMS = f"{_SQLITE}:///path/to/file.sqlite3 or {_POSTGRESQL}://user
 """The database URLs OnFile takes: its two async drivers, nothing else."""
 
 
+_EMBEDDER_SPEC = re.compile(r"wordllama|use-multilingual|none|https?://\S+|[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
 class SettingsError(ValueError):
     """A setting is missing, malformed or unknown. The message names it."""
 
@@ -155,6 +158,19 @@ class Settings:
         ),
     )
 
+    embedder: str = field(
+        default="wordllama",
+        metadata=_doc(
+            "How memories are embedded, so a turn finds them by meaning as well as by words: wordllama (a small "
+            "fast model, best in English), use-multilingual (the Universal Sentence Encoder: sixteen languages, "
+            "better at meaning, a few milliseconds a turn; both ship their weights inside the installed packages "
+            "and nothing is downloaded), none (words only), the "
+            'http(s) address of an embedding service answering POST {"input": [texts]} with {"data": '
+            '[{"embedding": [numbers]}]}, or module:attribute naming a deployment\'s own Embedder. After '
+            "changing it, run onfile db reembed."
+        ),
+    )
+
     def __post_init__(self) -> None:
         base = urlsplit(self.base_url)
         if base.scheme not in {"http", "https"} or not base.netloc or self.base_url.endswith("/"):
@@ -172,6 +188,12 @@ class Settings:
             if getattr(self, name) < 1:
                 msg = f"{PREFIX}{name.upper()} must be at least 1"
                 raise SettingsError(msg)
+        if not _EMBEDDER_SPEC.fullmatch(self.embedder.strip()):
+            msg = (
+                f"{PREFIX}EMBEDDER must be wordllama, use-multilingual, none, an http(s) address or "
+                f"package.module:attribute, not {self.embedder!r}"
+            )
+            raise SettingsError(msg)
         if self.conversation_url and "{thread_id}" not in self.conversation_url:
             msg = "ONFILE_CONVERSATION_URL must contain {thread_id}"
             raise SettingsError(msg)

@@ -20,7 +20,7 @@ from msgspec import structs
 from store.domain.scopes import normalise_scopes, scope_ranks
 from store.domain.types import DigestEntry, MemoryDigest, MemoryRecord, Override, Shortlist
 
-__all__ = ("DEFAULT_MAX_MEMORIES", "resolve_digest", "resolve_shortlist")
+__all__ = ("DEFAULT_MAX_MEMORIES", "resolve_digest", "resolve_recalled", "resolve_shortlist")
 
 DEFAULT_MAX_MEMORIES = 20
 
@@ -105,6 +105,23 @@ def resolve_shortlist(shortlist: Shortlist, *, scopes: Sequence[str], max_memori
         msg = f"a shortlist kept {kept} keys of {shortlist.keys} under a ceiling of {max_memories}"
         raise ValueError(msg)
     return structs.replace(digest, omitted=shortlist.keys - kept, pinned_omitted=shortlist.pinned_keys - kept_pinned)
+
+
+def resolve_recalled(
+    records: Iterable[MemoryRecord], *, keys: int, pinned_keys: int, scopes: Sequence[str], max_memories: int
+) -> MemoryDigest:
+    """The digest of a turn a provider ranked for: `resolve_digest` over the records of the keys it
+    chose, in their rank order, with its omissions counted from how many keys (`keys`) and pinned keys
+    (`pinned_keys`) applied in all — so a turn that drew twenty of two thousand says so, instead of
+    "twenty of the twenty it was handed". Totals below what the records hold count as what they hold."""
+    digest = resolve_digest(records, scopes=scopes, max_memories=max_memories, ranked=True)
+    kept = len(digest.entries)
+    kept_pinned = sum(1 for entry in digest.entries if entry.pinned)
+    return structs.replace(
+        digest,
+        omitted=max(keys - kept, digest.omitted),
+        pinned_omitted=max(pinned_keys - kept_pinned, digest.pinned_omitted),
+    )
 
 
 def _group_by_key(

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     ColumnElement,
@@ -37,6 +37,7 @@ from store.persistence.types import new_id
 
 __all__ = (
     "MEMORY_COLUMNS",
+    "Meaning",
     "delete_record",
     "delete_record_at_scope",
     "delete_record_returning",
@@ -258,8 +259,22 @@ async def record_created_at(connection: AsyncConnection, id: str) -> datetime | 
     return result.scalar_one_or_none()
 
 
+class Meaning(NamedTuple):
+    """A record's vector as stored (`store.embedding.vector_bytes`) and the embedder that made it."""
+
+    embedder: str
+    vector: bytes
+
+
 async def upsert_record(
-    connection: AsyncConnection, *, key: str, text: str, scope: str, origin: MemoryOrigin, now: datetime
+    connection: AsyncConnection,
+    *,
+    key: str,
+    text: str,
+    scope: str,
+    origin: MemoryOrigin,
+    now: datetime,
+    meaning: Meaning | None = None,
 ) -> MemoryRecord:
     """One `INSERT … ON CONFLICT (scope, key) DO UPDATE`: a new fact gets a fresh id; a rewrite replaces
     the text, origin and update time and keeps the id, the pin and the creation time — so two turns
@@ -278,6 +293,8 @@ async def upsert_record(
         "created_at": now,
         "updated_at": now,
         "search_terms": index_terms(scope, key, text),
+        "embedding": None if meaning is None else meaning.vector,
+        "embedder": None if meaning is None else meaning.embedder,
     }
     rows = await run_statement(connection, _UPSERT[connection.dialect.name], values)
     raw_sqlite = (connection.dialect.name, connection.dialect.driver) == ("sqlite", "aiosqlite")
@@ -335,7 +352,14 @@ def _advisory_key(scope: str, key: str) -> int:
 
 
 async def rewrite_record(
-    connection: AsyncConnection, *, id: str, scope: str, text: str, origin: MemoryOrigin, now: datetime
+    connection: AsyncConnection,
+    *,
+    id: str,
+    scope: str,
+    text: str,
+    origin: MemoryOrigin,
+    now: datetime,
+    meaning: Meaning | None = None,
 ) -> tuple[MemoryRecord, MemoryRecord] | None:
     """A new text (origin, update time, index terms) for the existing record `id` at `scope`: an update
     by id that never inserts, so a record deleted meanwhile stays deleted. What it replaced and what it
@@ -355,6 +379,8 @@ async def rewrite_record(
             origin_promoted_from=origin.promoted_from,
             updated_at=now,
             search_terms=index_terms(scope, before.key, text),
+            embedding=None if meaning is None else meaning.vector,
+            embedder=None if meaning is None else meaning.embedder,
         )
         .returning(*MEMORY_COLUMNS)
     )
@@ -386,10 +412,15 @@ async def set_pinned(connection: AsyncConnection, *, id: str, pinned: bool) -> b
     return result.rowcount > 0
 
 
-async def insert_records(connection: AsyncConnection, records: Iterable[MemoryRecord]) -> None:
-    """Store records exactly as given (ids, times, pins), replacing any held at the same (scope, key).
-    For imports, fixtures and benchmarks; a record's creation time is taken to be its update time."""
-    rows = [
+async def insert_records(
+    connection: AsyncConnection, records: Sequence[MemoryRecord], meanings: Sequence[Meaning | None] = ()
+) -> None:
+    """Store records exactly as given (ids, times, pins), replacing any held at the same (scope, key),
+    each with its meaning (`meanings[i]` for `records[i]`; none given, none stored, nor its columns
+    named). For imports, fixtures and benchmarks; a record's creation time is taken to be its update
+    time."""
+    given = list(meanings) or [None] * len(records)
+    rows: list[dict[str, object]] = [
         {
             "id": r.id,
             "scope": r.scope,
@@ -407,6 +438,9 @@ async def insert_records(connection: AsyncConnection, records: Iterable[MemoryRe
         }
         for r in records
     ]
+    if any(m is not None for m in given):  # otherwise the columns are left out: a schema before 0007 works
+        for row, m in zip(rows, given, strict=True):
+            row.update(embedding=None if m is None else m.vector, embedder=None if m is None else m.embedder)
     if not rows:
         return
     displaced = delete(memory).where(
@@ -430,6 +464,8 @@ _REWRITTEN = (
     "origin_promoted_from",
     "updated_at",
     "search_terms",
+    "embedding",
+    "embedder",
 )
 
 

@@ -1,20 +1,32 @@
 """`SqlMemoryProvider`: memories in `agent_memory`, on SQLite or PostgreSQL, behaving exactly as the
-in-memory reference provider does (the contract suite runs the same tests over all three)."""
+in-memory reference provider does (the contract suite runs the same tests over all three).
+
+Given an embedder, every write stores the record's vector in its row (computed before the write
+transaction, so a slow embedding service never holds the writer), and `recall` ranks by meaning as
+well as by words. An embedder that fails does not fail the write: the record is stored without a
+vector (a warning is logged) and `onfile db reembed` fills it later; a turn whose text cannot be
+embedded is ranked by its words alone.
+"""
 
 from __future__ import annotations
 
 import builtins
+import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from store.domain.scopes import own_scope
+from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys
+from store.domain.scopes import own_scope, scope_ranks
 from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
+from store.embedding import Embedder, EmbedderError, embedding_text, nearest_keys, vector_bytes
 from store.persistence.driver import borrowed_reading
 from store.persistence.engine import joined_writes, reading, writing
 from store.persistence.memories import (
+    Meaning,
     delete_record,
     delete_record_at_scope,
     delete_record_returning,
@@ -25,29 +37,43 @@ from store.persistence.memories import (
     record_created_at,
     record_locked,
     records_at_scopes,
+    records_at_scopes_up_to,
     records_narrowest_newest_first,
     rewrite_record,
     set_pinned,
     set_pinned_returning,
     upsert_record,
 )
-from store.persistence.search import query_words, records_by_relevance
+from store.persistence.recall import recall_candidates, records_of_keys, store_vectors, texts_to_embed, vectors_to_make
+from store.persistence.search import keys_by_relevance, query_words, records_by_relevance
 from store.persistence.shortlist import records_shortlisted
 from store.persistence.types import utc_now
-from store.provider import WriteRefusedError
+from store.provider import Recall, WriteRefusedError
+
+_log = logging.getLogger(__name__)
+_EMBEDDED_AT_ONCE = 256
 
 __all__ = ("SqlMemoryProvider",)
 
 
 class SqlMemoryProvider:
-    """A `MemoryProvider`, `WritableMemoryProvider`, `SearchableMemoryProvider` and
-    `ShortlistingMemoryProvider` over one engine.
+    """A `MemoryProvider`, `WritableMemoryProvider`, `SearchableMemoryProvider`,
+    `ShortlistingMemoryProvider` and `RecallingMemoryProvider` over one engine.
 
-    The engine belongs to the caller (who disposes of it); the schema must be migrated first."""
+    The engine belongs to the caller (who disposes of it); the schema must be migrated first. Without
+    an embedder, nothing is embedded and `recall` ranks by words alone."""
 
-    def __init__(self, engine: AsyncEngine, *, clock: Callable[[], datetime] = utc_now) -> None:
+    def __init__(
+        self, engine: AsyncEngine, *, clock: Callable[[], datetime] = utc_now, embedder: Embedder | None = None
+    ) -> None:
         self._engine = engine
         self._clock = clock
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> Embedder | None:
+        """What the provider embeds with (None: it ranks by words alone)."""
+        return self._embedder
 
     @property
     def engine(self) -> AsyncEngine:
@@ -73,8 +99,12 @@ class SqlMemoryProvider:
         """One upsert on (scope, key) keeping id, pin and creation time. Refuses an agent-authored
         record at any scope but the actor's own — the backstop behind the write verdict."""
         _refuse_agent_beyond_own_scope(scope, origin, ctx)
+        meaning = await self._meaning(key, text)
         async with writing(self._engine) as connection:
-            return await upsert_record(connection, key=key, text=text, scope=scope, origin=origin, now=self._clock())
+            now = self._clock()
+            return await upsert_record(
+                connection, key=key, text=text, scope=scope, origin=origin, now=now, meaning=meaning
+            )
 
     @asynccontextmanager
     async def together(self) -> AsyncIterator[None]:
@@ -89,18 +119,27 @@ class SqlMemoryProvider:
         """`write`, answering also the record it replaced (None for a new key), read under the row's
         lock in the same transaction, so what a trail records as before is what was replaced."""
         _refuse_agent_beyond_own_scope(scope, origin, ctx)
+        meaning = await self._meaning(key, text)
         async with writing(self._engine) as connection:
             before = await record_locked(connection, scope=scope, key=key)
             now = self._clock()
-            return before, await upsert_record(connection, key=key, text=text, scope=scope, origin=origin, now=now)
+            after = await upsert_record(
+                connection, key=key, text=text, scope=scope, origin=origin, now=now, meaning=meaning
+            )
+            return before, after
 
     async def rewrite(
         self, id: str, *, scope: str, text: str, origin: MemoryOrigin
     ) -> tuple[MemoryRecord, MemoryRecord] | None:
         """A new text for the existing record `id` at `scope`, by id, never an insert: (before, after),
         or None when it is not there (deleted meanwhile)."""
+        current = await self.get(id) if self._embedder is not None else None
+        meaning = None if current is None else await self._meaning(current.key, text)
         async with writing(self._engine) as connection:
-            return await rewrite_record(connection, id=id, scope=scope, text=text, origin=origin, now=self._clock())
+            now = self._clock()
+            return await rewrite_record(
+                connection, id=id, scope=scope, text=text, origin=origin, now=now, meaning=meaning
+            )
 
     async def repin(self, id: str, *, scope: str, pinned: bool) -> tuple[MemoryRecord, MemoryRecord] | None:
         """Pin or unpin the existing record `id` at `scope`: (before, after), or None when it is not there."""
@@ -170,8 +209,105 @@ class SqlMemoryProvider:
     async def add(self, records: Iterable[MemoryRecord]) -> None:
         """Store records as they are (ids, times, pins), replacing any at the same (scope, key)."""
         batch: builtins.list[MemoryRecord] = builtins.list(records)
+        meanings: builtins.list[Meaning | None] = []
+        for start in range(0, len(batch), _EMBEDDED_AT_ONCE):
+            meanings.extend(await self._meanings(batch[start : start + _EMBEDDED_AT_ONCE]))
         async with writing(self._engine) as connection:
-            await insert_records(connection, batch)
+            await insert_records(connection, batch, meanings)
+
+    async def recall(self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext) -> Recall:
+        """Everything at `scopes` when its keys fit under `limit` (read in one statement that stops
+        past `limit` keys' worth of rows); otherwise the hybrid ranking of `RecallingMemoryProvider`:
+        the candidates' keys, pins and vectors, the lexical ranking, fused, then the chosen keys'
+        records — best key first, narrowest scope first within a key."""
+        distinct = tuple(dict.fromkeys(scopes))
+        if not distinct:
+            return Recall(records=(), ranked=False)
+        async with borrowed_reading(self._engine) as connection:
+            few = await records_at_scopes_up_to(connection, distinct, max(limit, 0) * len(distinct))
+        if few is not None and len({record.key for record in few}) <= limit:
+            return Recall(records=tuple(few), ranked=False)
+        chosen, pinned, keys = await self._ranking(distinct, query, limit)
+        order = {key: n for n, key in enumerate(dict.fromkeys([*chosen, *pinned]))}
+        async with borrowed_reading(self._engine) as connection:
+            found = await records_of_keys(connection, distinct, builtins.list(order))
+        ranks = scope_ranks(distinct)
+        found.sort(key=lambda record: (order[record.key], ranks[record.scope]))
+        return Recall(records=tuple(found), ranked=True, keys=keys, pinned_keys=len(pinned))
+
+    async def rank_keys(
+        self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext
+    ) -> builtins.list[str]:
+        """The best `limit` keys at `scopes` for `query` by the hybrid ranking `recall` uses, best
+        first, however few keys there are: for a person asking their own page for related memories."""
+        distinct = tuple(dict.fromkeys(scopes))
+        return (await self._ranking(distinct, query, limit))[0] if distinct else []
+
+    async def _ranking(
+        self, scopes: tuple[str, ...], query: str, limit: int
+    ) -> tuple[builtins.list[str], builtins.list[str], int]:
+        """The fused ranking's best `limit` keys at `scopes`, the keys pinned there, and how many keys apply."""
+        words = content_words(query_words(query))
+        wanted = await self._query_vector(query)
+        window = max(RANKING_WINDOW, limit)
+        embedder = None if wanted is None or self._embedder is None else self._embedder.name
+        async with borrowed_reading(self._engine) as connection:
+            rows, vector_keys, vectors = await recall_candidates(connection, scopes, embedder)
+            lexical = await keys_by_relevance(connection, scopes=scopes, words=words, limit=window)
+        listed, pinned = listed_keys(rows)
+        semantic = [] if wanted is None else nearest_keys(wanted, vector_keys, vectors, window)
+        return fuse_rankings((lexical, semantic), listed, limit), pinned, len(listed)
+
+    async def reembed(self, *, everything: bool = False, progress: Callable[[int, int], None] | None = None) -> int:
+        """Give every record without a vector of the provider's embedder one (`everything`: rebuild
+        them all), a batch at a time, each batch its own short write; `progress(done, total)` after
+        each. How many records got a vector. Raises `EmbedderError` when the embedder fails."""
+        embedder = self._embedder
+        if embedder is None:
+            return 0
+        async with reading(self._engine) as connection:
+            total = await vectors_to_make(connection, embedder=embedder.name, everything=everything)
+        done = stored = last = 0
+        while True:
+            async with reading(self._engine) as connection:
+                batch = await texts_to_embed(
+                    connection, embedder=embedder.name, everything=everything, after=last, most=_EMBEDDED_AT_ONCE
+                )
+            if not batch:
+                return stored
+            vectors = vector_bytes(await embedder.embed([embedding_text(key, text) for _, key, text in batch]))
+            rows = [(seq, text, vector) for (seq, _, text), vector in zip(batch, vectors, strict=True)]
+            async with writing(self._engine) as connection:
+                stored += await store_vectors(connection, rows, embedder.name)
+            done, last = done + len(batch), batch[-1][0]
+            if progress is not None:
+                progress(min(done, total), total)
+
+    async def _query_vector(self, query: str) -> Any:
+        """The turn's text as a vector, or None (no embedder, no text, or the embedder failed)."""
+        if self._embedder is None or not query.strip():
+            return None
+        try:
+            return (await self._embedder.embed([query]))[0]
+        except EmbedderError as error:
+            _log.warning("a turn is ranked by its words alone: %s", error)
+            return None
+
+    async def _meaning(self, key: str, text: str) -> Meaning | None:
+        return (await self._meanings([(key, text)]))[0]
+
+    async def _meanings(self, items: Sequence[MemoryRecord | tuple[str, str]]) -> builtins.list[Meaning | None]:
+        """Each record's (or `(key, text)`'s) vector, or None for all of them when the embedder fails."""
+        pairs = [(item.key, item.text) if isinstance(item, MemoryRecord) else item for item in items]
+        embedder = self._embedder
+        if embedder is None or not pairs:
+            return [None] * len(pairs)
+        try:
+            vectors = await embedder.embed([embedding_text(key, text) for key, text in pairs])
+        except EmbedderError as error:
+            _log.warning("%d memories stored without a vector (onfile db reembed fills them): %s", len(pairs), error)
+            return [None] * len(pairs)
+        return [Meaning(embedder.name, vector) for vector in vector_bytes(vectors)]
 
 
 def _refuse_agent_beyond_own_scope(scope: str, origin: MemoryOrigin, ctx: ScopeContext) -> None:

@@ -35,6 +35,7 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import (
+    CTE,
     ColumnElement,
     Select,
     Subquery,
@@ -60,6 +61,8 @@ from store.persistence.terms import query_terms
 
 __all__ = (
     "MAX_QUERY_WORDS",
+    "keys_by_relevance",
+    "keys_statement",
     "query_words",
     "records_by_relevance",
     "relevance_statement",
@@ -99,19 +102,44 @@ async def records_by_relevance(
     if not scopes:
         return []
     statement, params = relevance_statement(connection.dialect.name, scopes, words, limit)
+    rows = await _run_search(connection, statement, params)
+    if connection.dialect.name != "postgresql" and has_fast_driver(connection.dialect):
+        return records_from_sqlite_rows(rows)
+    return records_from_rows(rows)
+
+
+def keys_statement(
+    dialect_name: str, scopes: Sequence[str], words: Sequence[str], limit: int
+) -> tuple[Select[tuple[object, ...]], dict[str, object]]:
+    """The statement `keys_by_relevance` runs, and its parameters (for a benchmark's floor)."""
+    _, params = relevance_statement(dialect_name, scopes, words, limit)
+    return _keys_statement(dialect_name, len(dict.fromkeys(scopes))), params
+
+
+async def keys_by_relevance(
+    connection: ReadConnection, *, scopes: Sequence[str], words: Sequence[str], limit: int
+) -> list[str]:
+    """The best `limit` keys at `scopes` for a non-empty `words`, best first (the first two clauses)."""
+    if not scopes or not words:
+        return []
+    statement, params = keys_statement(connection.dialect.name, scopes, words, limit)
+    return [str(row[0]) for row in await _run_search(connection, statement, params)]
+
+
+async def _run_search(
+    connection: ReadConnection, statement: Select[tuple[object, ...]], params: dict[str, object]
+) -> Sequence[Sequence[object]]:
     if connection.dialect.name != "postgresql":
-        rows = await run_statement(connection, statement, params)
-        return records_from_sqlite_rows(rows) if has_fast_driver(connection.dialect) else records_from_rows(rows)
+        return await run_statement(connection, statement, params)
     # asyncpg prepares statements, and after five runs PostgreSQL may settle on one generic plan,
     # made without knowing the scopes or the terms; for this query it is several times slower than
     # the plan made for them. So the search alone is planned afresh each time (reads run outside a
     # transaction, where SET LOCAL would not hold, hence SET and RESET).
     await run_statement(connection, _CUSTOM_PLANS, {})
     try:
-        rows = await run_statement(connection, statement, params)
+        return await run_statement(connection, statement, params)
     finally:
         await run_statement(connection, _DEFAULT_PLANS, {})
-    return records_from_rows(rows)
 
 
 def _scope_rank(count: int, scope: ColumnElement[str]) -> ColumnElement[int]:
@@ -150,32 +178,7 @@ def _statement(dialect_name: str, count: int) -> Select[tuple[object, ...]]:
     keys — at most `(limit − 1) × count` rows. The full order (score, scope, newest, key) decides who
     is in, so the cut never splits a tie differently from ranking everything."""
     limit = bindparam("limit", type_=Integer())
-    matched = _ts_rank_matches(count) if dialect_name == "postgresql" else bm25_matches(count).subquery("matched")
-    best_first: tuple[ColumnElement[object], ...] = (
-        matched.c.score,
-        matched.c.scope_rank,
-        matched.c.updated_at.desc(),
-    )
-    per_key = select(
-        matched.c.key,
-        matched.c.score,
-        matched.c.scope_rank,
-        matched.c.updated_at,
-        func.row_number().over(partition_by=matched.c.key, order_by=best_first).label("nth"),
-    ).subquery("per_key")
-    key_order = (
-        per_key.c.score,
-        per_key.c.scope_rank,
-        per_key.c.updated_at.desc(),
-        _in_code_points(dialect_name, per_key.c.key),
-    )
-    top_keys = (
-        select(per_key.c.key, func.row_number().over(order_by=key_order).label("position"))
-        .where(per_key.c.nth == 1)
-        .order_by(*key_order)
-        .limit(limit)
-        .cte("top_keys")
-    )
+    top_keys = _top_keys(dialect_name, count)
     # The keys to return, each with its place: the ranked keys, then the keys pinned at the scopes
     # that did not rank. Their records are then sought by (scope, key), instead of every record at the
     # scopes being read and tested against both: on SQLite at 2,000 applicable memories, a search for
@@ -198,6 +201,46 @@ def _statement(dialect_name: str, count: int) -> Select[tuple[object, ...]]:
         .where(_at_scopes(count, memory.c.scope))
         .order_by(wanted.c.position, _scope_rank(count, memory.c.scope), _in_code_points(dialect_name, memory.c.key))
     )
+
+
+@lru_cache(maxsize=64)
+def _top_keys(dialect_name: str, count: int) -> CTE:
+    """The best `limit` keys for `count` scopes, each with its place (`position`, from 1): a key scores
+    as its best record (ties: narrower scope, then newer, then the key itself)."""
+    limit = bindparam("limit", type_=Integer())
+    matched = _ts_rank_matches(count) if dialect_name == "postgresql" else bm25_matches(count).subquery("matched")
+    best_first: tuple[ColumnElement[object], ...] = (
+        matched.c.score,
+        matched.c.scope_rank,
+        matched.c.updated_at.desc(),
+    )
+    per_key = select(
+        matched.c.key,
+        matched.c.score,
+        matched.c.scope_rank,
+        matched.c.updated_at,
+        func.row_number().over(partition_by=matched.c.key, order_by=best_first).label("nth"),
+    ).subquery("per_key")
+    key_order = (
+        per_key.c.score,
+        per_key.c.scope_rank,
+        per_key.c.updated_at.desc(),
+        _in_code_points(dialect_name, per_key.c.key),
+    )
+    return (
+        select(per_key.c.key, func.row_number().over(order_by=key_order).label("position"))
+        .where(per_key.c.nth == 1)
+        .order_by(*key_order)
+        .limit(limit)
+        .cte("top_keys")
+    )
+
+
+@lru_cache(maxsize=64)
+def _keys_statement(dialect_name: str, count: int) -> Select[tuple[object, ...]]:
+    """Only the ranked keys, best first: the lexical ranking a hybrid recall fuses."""
+    top_keys = _top_keys(dialect_name, count)
+    return select(top_keys.c.key).order_by(top_keys.c.position)
 
 
 def _in_code_points(dialect_name: str, key: ColumnElement[str]) -> ColumnElement[str]:

@@ -20,6 +20,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     Table,
     Text,
@@ -94,6 +95,11 @@ class MemoryRow(TableBase):
     search_terms: Mapped[str] = mapped_column(server_default="")
     """What the search index holds for the row: a digest per (scope, word), never the words
     (`store.persistence.terms`). Every write computes it; the index is kept in step from it."""
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
+    """The record's meaning as a vector (`store.embedding`: normalised, float16), written with the
+    record, so forgetting the record forgets its vector; None until an embedder has embedded it."""
+    embedder: Mapped[str | None]
+    """The name of the embedder that made `embedding`: a turn compares only its own embedder's vectors."""
 
 
 class RunCheckpointRow(TableBase):

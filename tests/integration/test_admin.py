@@ -220,11 +220,10 @@ async def test_the_preview_is_the_agents_block_read_only_and_audited(
     assert preview.digest == run.digest
     assert preview.chars == len(run.block)
     assert preview.tokens_estimate > 0
-    assert {o.entry.key: o.reason for o in preview.left_out} == {
-        "units": "relevance",
-        "tone": "relevance",
-        "shift": "relevance",
-    }
+    # the matched key, then the block filled in listed order (narrowest scope first, then by key):
+    # "shift" fills the last line, "tone" was chosen but the pinned manifest took its line
+    assert [e.key for e in preview.digest.entries] == ["manifest", "pallet-labels", "shift"]
+    assert {o.entry.key: o.reason for o in preview.left_out} == {"tone": "budget", "units": "relevance"}
     entry = (await AuditTrail(engine).at_scopes(["tenant:berlin"]))[0]
     assert (entry.who, entry.action, entry.after["actor"]["id"]) == ("sam", "preview", "ada")
 

@@ -118,10 +118,15 @@ async def test_a_run_is_counted_once_however_many_racers_resolved_it(engine: Asy
     diagnostics = Diagnostics()
     heard: list[str | None] = []
     diagnostics.subscribe(lambda event: heard.append(getattr(event, "run_id", None)))
-    config = MemoryConfig(provider=SqlMemoryProvider(engine), diagnostics=diagnostics)
+    provider = SqlMemoryProvider(engine)
+    config = MemoryConfig(provider=provider, diagnostics=diagnostics)
     runs = MemoryRuns(config, ForgetfulJournal(RunJournal(engine)), ConversationRegistry(engine))
 
     first = await runs.begin_recorded("run_1", actor=ADA, thread_id="thr_1", text="")
+    # the racer resolves a moment later, after a write: its digest differs from the stored one
+    await provider.write(
+        key="tone", text="short", scope="actor:ada", origin=MemoryOrigin("human"), ctx=ScopeContext(ADA)
+    )
     lost = await runs.begin_recorded("run_1", actor=ADA, thread_id="thr_1", text="something else")
     with pytest.raises(RunActorMismatchError):
         await runs.begin_recorded("run_1", actor=Actor("bob"), thread_id="thr_1", text="")

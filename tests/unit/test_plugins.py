@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 
 from store import Actor, DefaultScopeResolver, ScopeContext
 from store.domain.administration import RoleGate
-from web.plugins import load_gate, load_resolver
+from store.embedding import HttpEmbedder, UniversalSentenceEncoderEmbedder, WordLlamaEmbedder
+from web.plugins import load_embedder, load_gate, load_resolver
 from web.settings import Settings, SettingsError
 
 
@@ -60,3 +62,44 @@ def test_a_bad_plugin_fails_at_start_up_naming_the_setting(settings: Settings, m
     loader = load_gate if settings.admin_gate else load_resolver
     with pytest.raises(SettingsError, match=message):
         loader(settings)
+
+
+class TinyEmbedder:
+    name = "tiny"
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.ones((len(texts), 2), dtype=np.float32)
+
+
+@pytest.mark.parametrize(
+    ("spec", "kind"),
+    [
+        ("wordllama", WordLlamaEmbedder),
+        ("use-multilingual", UniversalSentenceEncoderEmbedder),
+        ("https://embeddings.example/v1/embeddings", HttpEmbedder),
+        ("tests.unit.test_plugins:TinyEmbedder", TinyEmbedder),
+    ],
+)
+def test_the_embedder_is_chosen_by_one_setting(spec: str, kind: type) -> None:
+    assert isinstance(load_embedder(Settings(embedder=spec)), kind)
+
+
+def test_no_embedder_means_words_only() -> None:
+    assert load_embedder(Settings(embedder="none")) is None
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("word-llama", "ONFILE_EMBEDDER must be wordllama, use-multilingual, none"),
+        ("ftp://embeddings.example", "ONFILE_EMBEDDER must be"),
+    ],
+)
+def test_an_embedder_that_names_nothing_known_is_refused_at_start_up(spec: str, message: str) -> None:
+    with pytest.raises(SettingsError, match=message):
+        Settings(embedder=spec)
+
+
+def test_an_embedder_plugin_without_embed_is_refused_naming_the_setting() -> None:
+    with pytest.raises(SettingsError, match=r"ONFILE_EMBEDDER=tests\.unit\.test_plugins:DepotResolver has no name"):
+        load_embedder(Settings(embedder="tests.unit.test_plugins:DepotResolver"))

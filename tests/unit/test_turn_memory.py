@@ -14,6 +14,7 @@ from store import (
     MemoryConfig,
     MemoryRecord,
     MemoryResolved,
+    Recall,
     ScopeContext,
     forget_memory,
     memories_on_file,
@@ -55,6 +56,31 @@ class SpyingInMemoryProvider(InMemoryMemoryProvider):
         self.calls.append(f"search:{query}:{limit}")
         return await super().search(scopes=scopes, query=query, limit=limit, ctx=ctx)
 
+    async def recall(self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext) -> Recall:
+        self.calls.append(f"recall:{query}:{limit}")
+        return await super().recall(scopes=scopes, query=query, limit=limit, ctx=ctx)
+
+
+class SearchOnlyProvider:
+    """A provider that searches by words but cannot recall (no ranking by meaning, no filling)."""
+
+    def __init__(self, records: Sequence[MemoryRecord]) -> None:
+        self.inner = InMemoryMemoryProvider(records)
+        self.calls: list[str] = []
+
+    async def list(self, *, scopes: Sequence[str], ctx: ScopeContext) -> Sequence[MemoryRecord]:
+        self.calls.append("list")
+        return await self.inner.list(scopes=scopes, ctx=ctx)
+
+    async def forget(self, *, id: str, ctx: ScopeContext) -> bool:
+        return False
+
+    async def search(
+        self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext
+    ) -> Sequence[MemoryRecord]:
+        self.calls.append("search")
+        return await self.inner.search(scopes=scopes, query=query, limit=limit, ctx=ctx)
+
 
 class NoScopes:
     async def resolve(self, ctx: ScopeContext) -> Sequence[str]:
@@ -72,16 +98,47 @@ async def test_a_turn_with_no_words_is_served_by_list_and_claims_no_selection(qu
     assert [e.key for e in digest.entries] == ["tone"]
 
 
-async def test_a_turn_with_text_searches_with_the_trimmed_text_and_never_lists() -> None:
-    provider = SpyingInMemoryProvider(
-        [make_record("pallet-labels", "depot code first", "tenant:berlin"), make_record("tone", "short answers")]
-    )
+MANY = [make_record("pallet-labels", "depot code first", "tenant:berlin")] + [
+    make_record(f"note-{n}", f"an unrelated fact number {n}", age_days=n) for n in range(6)
+]
+
+
+async def test_a_turn_with_text_recalls_with_the_trimmed_text_and_never_lists() -> None:
+    provider = SpyingInMemoryProvider(MANY)
 
     digest = await offer_memories(MemoryConfig(provider=provider, max_memories=5), CTX, "  how do I label a pallet?  ")
 
-    assert provider.calls == ["search:how do I label a pallet?:5"]
-    assert digest.recalled
-    assert [e.key for e in digest.entries] == ["pallet-labels"]
+    assert provider.calls[0] == "recall:how do I label a pallet?:5"
+    assert "list" not in provider.calls
+    assert (digest.recalled, digest.omitted) == (True, 2)
+    assert digest.entries[0].key == "pallet-labels"
+    assert len(digest.entries) == 5
+
+
+async def test_a_turn_whose_memories_all_fit_carries_them_all_and_claims_no_selection() -> None:
+    provider = SpyingInMemoryProvider(MANY[:3])
+
+    digest = await offer_memories(MemoryConfig(provider=provider, max_memories=5), CTX, "how far is it?")
+
+    assert (digest.recalled, digest.omitted, len(digest.entries)) == (False, 0, 3)
+
+
+async def test_a_search_that_leaves_room_when_everything_fits_is_replaced_by_the_whole_list() -> None:
+    provider = SearchOnlyProvider(MANY[:3])
+
+    digest = await offer_memories(MemoryConfig(provider=provider, max_memories=5), CTX, "how far is it?")
+
+    assert provider.calls == ["search", "list"]
+    assert (digest.recalled, len(digest.entries)) == (False, 3)
+
+
+async def test_a_search_that_leaves_room_when_more_apply_stays_a_selection() -> None:
+    provider = SearchOnlyProvider(MANY)
+
+    digest = await offer_memories(MemoryConfig(provider=provider, max_memories=5), CTX, "label a pallet")
+
+    assert provider.calls == ["search", "list"]
+    assert (digest.recalled, [e.key for e in digest.entries]) == (True, ["pallet-labels"])
 
 
 async def test_a_provider_without_search_is_listed_even_with_text() -> None:

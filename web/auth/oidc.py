@@ -34,6 +34,13 @@ from joserfc.jwk import KeySet
 
 from store import Actor
 
+try:  # authlib's OAuth client runs on httpx2 wherever it is installed, and on httpx otherwise
+    import httpx2
+
+    _HTTP_ERRORS: tuple[type[Exception], ...] = (httpx.HTTPError, httpx2.HTTPError)
+except ImportError:  # pragma: no cover - depends on what else is installed
+    _HTTP_ERRORS = (httpx.HTTPError,)
+
 __all__ = ("LoginError", "LoginTransaction", "OidcClient", "Person", "TransactionSealer")
 
 _DISCOVERY_TTL_S = 300
@@ -173,7 +180,7 @@ class OidcClient:
                 "Your sign-in service did not accept the sign-in code; it may have expired or been used already.",
                 repr(error),
             ) from None
-        except httpx.HTTPError as error:
+        except _HTTP_ERRORS as error:
             raise _unreachable(error) from None
         id_token = token.get("id_token")
         if not isinstance(id_token, str):

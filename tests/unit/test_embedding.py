@@ -1,0 +1,118 @@
+"""The embedding seam: the default model offline, a service over HTTP, and ranking by stored vectors."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import numpy as np
+import pytest
+
+from store.embedding import (
+    VECTOR_DTYPE,
+    EmbedderError,
+    HttpEmbedder,
+    UniversalSentenceEncoderEmbedder,
+    WordLlamaEmbedder,
+    embedding_text,
+    nearest_keys,
+    vector_bytes,
+)
+
+
+async def test_the_default_model_puts_a_question_nearest_the_memory_that_answers_it() -> None:
+    embedder = WordLlamaEmbedder()
+    memories = {
+        "distance-units": "they report distances in kilometres",
+        "fiscal-year": "the fiscal year starts in October",
+        "drink": "prefers tea over coffee",
+    }
+    keys = list(memories)
+    stored = vector_bytes(await embedder.embed([embedding_text(k, t) for k, t in memories.items()]))
+    turn = (await embedder.embed(["how far is it to the depot?"]))[0]
+
+    assert nearest_keys(turn, keys, stored, 3)[0] == "distance-units"
+    assert embedder.name == "wordllama-l2-supercat-256"
+    assert (await embedder.embed([])).shape == (0, 256)
+
+
+def test_a_stored_vector_is_normalised_half_precision() -> None:
+    stored = vector_bytes(np.array([[3.0, 4.0], [0.0, 0.0]], dtype=np.float32))
+
+    assert [np.frombuffer(b, dtype=VECTOR_DTYPE).tolist() for b in stored] == [[0.60009765625, 0.7998046875], [0, 0]]
+
+
+def test_nearest_keys_rank_a_key_by_its_nearest_vector_and_skip_other_models_vectors() -> None:
+    query = np.array([1.0, 0.0], dtype=np.float32)
+    near, far, other = vector_bytes(np.array([[1.0, 0.1], [0.0, 1.0], [1.0, 0.0]], dtype=np.float32))
+    foreign = np.zeros(3, dtype=VECTOR_DTYPE).tobytes()
+
+    assert nearest_keys(query, ["b", "a", "b", "c"], [far, near, foreign, far], 5) == ["a", "b", "c"]
+    assert nearest_keys(query, ["b", "a"], [far, near], 1) == ["a"]
+    assert nearest_keys(query, ["b", "a"], [far, other], 2) == ["a", "b"]
+    assert nearest_keys(query, ["a"], [foreign], 2) == []
+    assert nearest_keys(query, [], [], 2) == []
+    assert nearest_keys(query, ["a"], [near], 0) == []
+
+
+def test_a_memory_is_embedded_as_its_keys_words_then_its_fact() -> None:
+    assert embedding_text("fiscal-year_start", "October") == "fiscal year start: October"
+
+
+def _service(answer: httpx.Response | None = None) -> tuple[HttpEmbedder, list[dict[str, object]]]:
+    seen: list[dict[str, object]] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        seen.append(body)
+        if answer is not None:
+            return answer
+        return httpx.Response(200, json={"data": [{"embedding": [float(len(t)), 1.0]} for t in body["input"]]})
+
+    url = "http://embeddings.test/v1/embeddings"
+    return HttpEmbedder(url, model="small", transport=httpx.MockTransport(handle)), seen
+
+
+async def test_an_embedding_service_is_asked_for_every_text_in_order() -> None:
+    embedder, seen = _service()
+
+    vectors = await embedder.embed(["ab", "abcd"])
+
+    assert vectors.tolist() == [[2.0, 1.0], [4.0, 1.0]]
+    assert seen == [{"input": ["ab", "abcd"], "model": "small"}]
+    assert embedder.name == "http:http://embeddings.test/v1/embeddings#small"
+    await embedder.close()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        httpx.Response(503, text="down"),
+        httpx.Response(200, text="not json"),
+        httpx.Response(200, json={"vectors": []}),
+        httpx.Response(200, json={"data": [{"embedding": [1.0]}]}),
+    ],
+)
+async def test_an_embedding_service_that_fails_or_answers_wrongly_raises_embedder_error(
+    answer: httpx.Response,
+) -> None:
+    embedder, _ = _service(answer)
+
+    with pytest.raises(EmbedderError, match="embedding service"):
+        await embedder.embed(["one", "two"])
+    await embedder.close()
+
+
+async def test_the_multilingual_model_finds_the_memory_in_another_language_than_the_turn() -> None:
+    embedder = UniversalSentenceEncoderEmbedder()
+    memories = {
+        "distance-units": "ils mesurent les distances en kilomètres",
+        "fiscal-year": "das Geschäftsjahr beginnt im Oktober",
+        "drink": "prefers tea over coffee",
+    }
+    stored = vector_bytes(await embedder.embed([embedding_text(k, t) for k, t in memories.items()]))
+    turn = (await embedder.embed(["when does our accounting year begin?"]))[0]
+
+    assert nearest_keys(turn, list(memories), stored, 3)[0] == "fiscal-year"
+    assert embedder.name == "use-multilingual-v3-512"
+    assert (await embedder.embed([])).shape == (0, 512)
