@@ -4,9 +4,12 @@ Every handler works as a plain form or link first; with htmx the same URL answer
 
 - `GET /` renders the page; an htmx request answers the part it targets (`#on-file` for the
   filter, a group's `.more` item for "show more"). A history-restore request gets the whole page.
+  With `match=related` the store ranks the memories for the text (`related_keys`), as it ranks a
+  turn's, and the page shows the closest `RELATED_LIMIT` in that order.
 - `POST /memories/{id}/forget` redirects back with a notice (303), or for htmx answers the row's
   replacement — nothing, so it goes — plus the counts and the notice out of band. When forgetting
-  revealed a wider value (or emptied the group) the whole list is re-rendered instead.
+  revealed a wider value (or emptied the group), or the list is a related search (whose closest few
+  now take in the next one), the whole list is re-rendered instead.
 - `POST /memories/undo` writes a forgotten memory back (see `web.pages.undo`).
 - `GET /memories/{id}/promote?scope=` asks first, saying who will be told the entry: a page of its
   own, or for htmx the entry's replacement (`GET /memories/{id}`, the entry's own row, puts it back).
@@ -33,6 +36,7 @@ from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
 from litestar.response import Redirect, Template
 
 from store import DigestEntry, ForgetOutcome, ScopeContext, forget_memory, own_scope
+from store.memory import related_keys
 from web.admin.area import elevation_of
 from web.auth.sessions import Viewer
 from web.on_file import OnFile, on_file, resolving_origins
@@ -47,7 +51,7 @@ from web.pages.undo import (
 )
 from web.security import safe_next_path
 from web.services import Services
-from web.views.listing import MemoryQuery, select_entries
+from web.views.listing import RELATED_LIMIT, MemoryQuery, select_entries
 from web.views.memories import (
     EntryView,
     MemoriesPage,
@@ -95,12 +99,13 @@ async def memories(
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
     q: Annotated[str | None, QueryParameter(name="q", description="Text to find in keys and facts.")] = None,
+    match: Annotated[str | None, QueryParameter(name="match", description="words (default) or related.")] = None,
     group: Annotated[str | None, QueryParameter(name="group", description="Only this group.")] = None,
     author: Annotated[str | None, QueryParameter(name="author", description="you, assistant or administrator.")] = None,
     page: Annotated[str | None, QueryParameter(name="page", description="The group's page, from 1.")] = None,
     after: Annotated[str | None, QueryParameter(name="after", description="Show more after this entry.")] = None,
 ) -> Template | Response[str]:
-    query = MemoryQuery.parse(text=q, group=group, author=author, page=page, after=after)
+    query = MemoryQuery.parse(text=q, group=group, author=author, page=page, after=after, match=match)
     target = request.htmx.target if request.htmx and not request.htmx.history_restore_request else None
     now = _now()
     notice = None if target else read_notice(services, viewer, request.cookies.get(NOTICE_COOKIE), now)
@@ -147,7 +152,7 @@ async def forget_on_page(
     if entry.overrides:
         after = await on_file(services, viewer.actor)
     view = await _page(services, viewer, after, query, now, notice)
-    if entry.overrides or not any(g.entries for g in view.groups if g.slug == "you"):
+    if entry.overrides or query.related or not any(g.entries for g in view.groups if g.slug == "you"):
         return HTMXTemplate(
             template_name="memories/_changed.html",
             context={"page": view},
@@ -272,8 +277,11 @@ async def promote_on_page(
 async def _page(
     services: Services, viewer: Viewer, found: OnFile, query: MemoryQuery, now: datetime, notice: NoticeView | None
 ) -> MemoriesPage:
-    """Select what to show, ask the registry about those entries' origins only, and word it."""
-    selection = select_entries(found, viewer.actor, query)
+    """Select what to show (for a related search, the store's ranking picks and orders it), ask the
+    registry about those entries' origins only, and word it."""
+    ctx = ScopeContext(actor=viewer.actor)
+    related = await related_keys(services.memory, ctx, query.text, RELATED_LIMIT) if query.related else ()
+    selection = select_entries(found, viewer.actor, query, related)
     elevation = await elevation_of(services, viewer.actor)
     area_href = "/admin" if elevation.administers else "/support/preview" if elevation.may_preview else ""
     return memories_page(
@@ -385,7 +393,9 @@ def _back(request: HTMXRequest, back: str) -> MemoryQuery:
     def first(name: str) -> str | None:
         return params.get(name, [None])[0]
 
-    return MemoryQuery.parse(text=first("q"), group=first("group"), author=first("author"), page=first("page"))
+    return MemoryQuery.parse(
+        text=first("q"), group=first("group"), author=first("author"), page=first("page"), match=first("match")
+    )
 
 
 def _now() -> datetime:

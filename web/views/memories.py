@@ -16,7 +16,7 @@ from urllib.parse import quote, urlencode
 from store import Actor, DigestEntry, Override, memory_forget_verdict
 from store.persistence.registry import Origin
 from web.on_file import origin_of
-from web.views.listing import PAGE_SIZE, GroupSelection, MemoryQuery, Selection, cursor_of
+from web.views.listing import PAGE_SIZE, RELATED_LIMIT, GroupSelection, MemoryQuery, Selection, cursor_of
 from web.views.words import (
     AuthorKind,
     author_kind,
@@ -42,6 +42,7 @@ __all__ = (
     "ProblemView",
     "PromotionConfirmView",
     "PromotionView",
+    "RankingView",
     "RowPage",
     "TimeView",
     "conversation_link",
@@ -170,10 +171,24 @@ class OptionView:
 @dataclass(frozen=True, slots=True)
 class FiltersView:
     text: str
+    matches: tuple[OptionView, ...]
+    """How the text is matched: by its words, or by closeness in meaning."""
+    match_hint: str
+    """What each way of matching does, for the control's description."""
     groups: tuple[OptionView, ...]
     authors: tuple[OptionView, ...]
     active: bool
     clear_href: str
+
+
+@dataclass(frozen=True, slots=True)
+class RankingView:
+    """A related search: the store ranked every memory by closeness in meaning and named the closest."""
+
+    ranked: int
+    """How many memories the ranking named (at most `RELATED_LIMIT`), before the group and author filters."""
+    explanation: str
+    """How the list was chosen, saying it is the closest few and not everything (unless it is)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +232,8 @@ class MemoriesPage:
     notice: NoticeView | None = None
     area_href: str = ""
     """Where this person's part of the elevated area starts ("" for someone with no elevation)."""
+    ranking: RankingView | None = None
+    """Present for a related search: the list is the closest few, in that order."""
 
     @property
     def hx_headers(self) -> str:
@@ -255,20 +272,39 @@ def memories_page(
     query = selection.query
     entries = _EntryBuilder(actor, selection, resolving, now, conversation_url, promotion_targets)
     matching = selection.matching
+    verb = "" if query.related else " matches" if matching == 1 else " match"
     return MemoriesPage(
         viewer_name=viewer_name,
         csrf_token=csrf_token,
         total=selection.total,
         total_words=count_words(selection.total),
         matching=matching,
-        matching_words=f"{count_words(matching)} {'matches' if matching == 1 else 'match'}",
+        matching_words=count_words(matching) + verb,
         filters=_filters(selection),
         groups=tuple(group_view(g, query, entries) for g in selection.visible),
         focused=bool(query.group),
         back=query.href(after=None),
         notice=notice,
         area_href=area_href,
+        ranking=_ranking(selection),
     )
+
+
+def _ranking(selection: Selection) -> RankingView | None:
+    """A related search in plain words. It shows the closest few, so it never claims to be everything
+    unless every memory on file was among them."""
+    query = selection.query
+    if not query.related:
+        return None
+    ranked, total = selection.related, selection.total
+    within = ", within your other filters" if query.group or query.author else ""
+    shown = (
+        f"Showing all {count_words(total)} on file, closest first{within}"
+        if ranked >= total
+        else f"Showing the {ranked:,} closest{within}"
+    )
+    lead = "Ranked by how close in meaning each memory is to your search, as the assistant ranks them."
+    return RankingView(ranked=ranked, explanation=f"{lead} {shown}.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -323,8 +359,14 @@ def group_view(group: GroupSelection, query: MemoryQuery, entries: _EntryBuilder
         entries=tuple(entries.build(e) for e in group.shown),
         more=None if focused and query.after is None else _more(group, query),
         pager=_pager(group, query) if focused and query.after is None else None,
-        empty="Nothing here matches your filter." if query.filtered else _empty_group(group),
+        empty=_empty_filtered(query) if query.filtered else _empty_group(group),
     )
+
+
+def _empty_filtered(query: MemoryQuery) -> str:
+    if query.related:
+        return "None of the memories closest to your search is held here."
+    return "Nothing here matches your filter."
 
 
 def _empty_group(group: GroupSelection) -> str:
@@ -378,8 +420,21 @@ def _filters(selection: Selection) -> FiltersView:
         OptionView("assistant", "Your assistant", query.author == "assistant"),
         OptionView("administrator", "An administrator", query.author == "administrator"),
     )
+    matches = (
+        OptionView("words", "Words", query.match == "words"),
+        OptionView("related", "Related in meaning", query.match == "related"),
+    )
     return FiltersView(
-        text=query.text, groups=groups, authors=authors, active=query.filtered, clear_href=MemoryQuery().href()
+        text=query.text,
+        matches=matches,
+        match_hint=(
+            "Words finds memories that contain your search. Related in meaning ranks them as your assistant "
+            f"does and shows the {RELATED_LIMIT} closest."
+        ),
+        groups=groups,
+        authors=authors,
+        active=query.filtered,
+        clear_href=MemoryQuery().href(),
     )
 
 
