@@ -8,7 +8,7 @@ from typing import Any
 
 from store.domain.administration import AdminGate, RoleGate
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver
-from store.embedding import Embedder, HttpEmbedder, UniversalSentenceEncoderEmbedder, WordLlamaEmbedder
+from store.embedding import Embedder, HttpEmbedder, UniversalSentenceEncoderEmbedder
 from web.settings import Settings, SettingsError
 
 __all__ = ("load_embedder", "load_gate", "load_resolver")
@@ -54,8 +54,6 @@ def load_embedder(settings: Settings) -> Embedder | None:
     spec = settings.embedder.strip()
     if spec == "none":
         return None
-    if spec == "wordllama":
-        return WordLlamaEmbedder()
     if spec == "use-multilingual":
         return UniversalSentenceEncoderEmbedder()
     if spec.startswith(("http://", "https://")):

@@ -29,7 +29,7 @@ DATABASE_URL_FORMS = f"{_SQLITE}:///path/to/file.sqlite3 or {_POSTGRESQL}://user
 """The database URLs OnFile takes: its two async drivers, nothing else."""
 
 
-_EMBEDDER_SPEC = re.compile(r"wordllama|use-multilingual|none|https?://\S+|[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+_EMBEDDER_SPEC = re.compile(r"use-multilingual|none|https?://\S+|[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
 class SettingsError(ValueError):
@@ -159,15 +159,13 @@ class Settings:
     )
 
     embedder: str = field(
-        default="wordllama",
+        default="use-multilingual",
         metadata=_doc(
-            "How memories are embedded, so a turn finds them by meaning as well as by words: wordllama (a small "
-            "fast model, best in English), use-multilingual (the Universal Sentence Encoder: sixteen languages, "
-            "better at meaning, a few milliseconds a turn; both ship their weights inside the installed packages "
-            "and nothing is downloaded), none (words only), the "
-            'http(s) address of an embedding service answering POST {"input": [texts]} with {"data": '
-            '[{"embedding": [numbers]}]}, or module:attribute naming a deployment\'s own Embedder. After '
-            "changing it, run onfile db reembed."
+            "How memories are embedded, so a turn finds them by meaning as well as by words: use-multilingual "
+            "(the Universal Sentence Encoder, sixteen languages; its weights ship inside the installed package "
+            "and nothing is downloaded), none (words only), the http(s) address of an embedding service "
+            'answering POST {"input": [texts]} with {"data": [{"embedding": [numbers]}]}, or '
+            "module:attribute naming a deployment's own Embedder. After changing it, run onfile db reembed."
         ),
     )
 
@@ -190,7 +188,7 @@ class Settings:
                 raise SettingsError(msg)
         if not _EMBEDDER_SPEC.fullmatch(self.embedder.strip()):
             msg = (
-                f"{PREFIX}EMBEDDER must be wordllama, use-multilingual, none, an http(s) address or "
+                f"{PREFIX}EMBEDDER must be use-multilingual, none, an http(s) address or "
                 f"package.module:attribute, not {self.embedder!r}"
             )
             raise SettingsError(msg)

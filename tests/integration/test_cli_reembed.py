@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from store.persistence import DATABASE_URL_VARIABLE, SqlMemoryProvider, open_engine
 from tests.integration.builders import make_record
 from web.cli import main
+
+
+class Tiny:
+    """A deployment's own embedder: four dimensions, the same vector for everything."""
+
+    name = "tiny"
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return np.ones((len(texts), 4), dtype=np.float32)
 
 
 def _stored_without_vectors(path: Path, count: int) -> None:
@@ -47,10 +58,10 @@ def test_reembed_fills_every_missing_vector_and_draws_its_progress(
     assert main(["db", "reembed"]) == 0
 
     out, err = capsys.readouterr()
-    assert "300 memories have a new vector (wordllama)" in out
+    assert "300 memories have a new vector (use-multilingual)" in out
     assert "] 256/300 memories" in err
     assert err.endswith("] 300/300 memories\n")
-    assert set(_embedders(database)) == {("wordllama-l2-supercat-256", 512)}
+    assert set(_embedders(database)) == {("use-multilingual-v3-512", 512)}
 
 
 def test_reembed_again_has_nothing_to_do_unless_asked_to_rebuild_all(
@@ -62,10 +73,10 @@ def test_reembed_again_has_nothing_to_do_unless_asked_to_rebuild_all(
 
     assert main(["db", "reembed"]) == 0
     assert "0 memories have a new vector" in capsys.readouterr().out
-    monkeypatch.setenv("ONFILE_EMBEDDER", "use-multilingual")
+    monkeypatch.setenv("ONFILE_EMBEDDER", "tests.integration.test_cli_reembed:Tiny")
     assert main(["db", "reembed"]) == 0
-    assert "3 memories have a new vector (use-multilingual)" in capsys.readouterr().out
-    assert set(_embedders(database)) == {("use-multilingual-v3-512", 1024)}
+    assert "3 memories have a new vector (tests.integration.test_cli_reembed:Tiny)" in capsys.readouterr().out
+    assert set(_embedders(database)) == {("tiny", 4)}
     assert main(["db", "reembed", "--all"]) == 0
     assert "3 memories have a new vector" in capsys.readouterr().out
 

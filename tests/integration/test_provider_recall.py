@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sqlalchemy import text
 
-from store.embedding import EmbedderError, WordLlamaEmbedder
+from store.embedding import EmbedderError, UniversalSentenceEncoderEmbedder
 from store.in_memory import InMemoryMemoryProvider
 from store.memory import MemoryConfig, offer_memories
 from store.persistence import open_engine
@@ -76,11 +76,11 @@ OTHERS = [
 async def recalling(provider_database_url: str | None, clock: Clock) -> AsyncIterator[Provider]:
     """A provider that embeds with the default model, on each backend."""
     if provider_database_url is None:
-        yield InMemoryMemoryProvider(clock=clock, embedder=WordLlamaEmbedder())
+        yield InMemoryMemoryProvider(clock=clock, embedder=UniversalSentenceEncoderEmbedder())
         return
     engine = open_engine(provider_database_url)
     try:
-        yield SqlMemoryProvider(engine, clock=clock, embedder=WordLlamaEmbedder())
+        yield SqlMemoryProvider(engine, clock=clock, embedder=UniversalSentenceEncoderEmbedder())
     finally:
         await engine.dispose()
 
@@ -184,7 +184,7 @@ async def _vectors(provider: SqlMemoryProvider) -> dict[str, tuple[str | None, i
 
 async def test_every_write_path_stores_the_memorys_vector_beside_it(database_url: str, clock: Clock) -> None:
     engine = open_engine(database_url)
-    provider = SqlMemoryProvider(engine, clock=clock, embedder=WordLlamaEmbedder())
+    provider = SqlMemoryProvider(engine, clock=clock, embedder=UniversalSentenceEncoderEmbedder())
     try:
         written = await provider.write(
             key="units", text="kilometres", scope="actor:ada", origin=agent_origin(), ctx=ctx()
@@ -201,10 +201,11 @@ async def test_every_write_path_stores_the_memorys_vector_beside_it(database_url
     finally:
         await engine.dispose()
     assert set(before) == {"units", "tea", "fiscal"}
-    assert all(value == ("wordllama-l2-supercat-256", 512) for value in after.values())
+    assert all(value == ("use-multilingual-v3-512", 512) for value in after.values())
     # the rewrite's vector is the new text's
-    fresh = (await WordLlamaEmbedder().embed(["units: miles, since last week"]))[0]
-    assert np.allclose(np.frombuffer(kept, dtype="<f2"), fresh / np.linalg.norm(fresh), atol=2e-3)
+    fresh = (await UniversalSentenceEncoderEmbedder().embed(["units: miles, since last week"]))[0]
+    stored = np.frombuffer(kept, dtype=np.int8).astype(np.float32)
+    assert np.dot(stored, fresh) / (np.linalg.norm(stored) * np.linalg.norm(fresh)) > 0.999
 
 
 async def test_a_failing_embedder_stores_the_memory_without_a_vector_and_reembed_fills_it(
@@ -219,7 +220,7 @@ async def test_a_failing_embedder_stores_the_memory_without_a_vector_and_reembed
         # a turn is still answered, by words alone
         assert (await broken.recall(scopes=ADA_SCOPES, query="kilometres", limit=1, ctx=ctx())).ranked
 
-        working = SqlMemoryProvider(engine, clock=clock, embedder=WordLlamaEmbedder())
+        working = SqlMemoryProvider(engine, clock=clock, embedder=UniversalSentenceEncoderEmbedder())
         seen: list[tuple[int, int]] = []
         filled = await working.reembed(progress=lambda done, total: seen.append((done, total)))
         again = await working.reembed()
@@ -229,13 +230,13 @@ async def test_a_failing_embedder_stores_the_memory_without_a_vector_and_reembed
         await engine.dispose()
     assert (filled, again, rebuilt) == (301, 0, 301)
     assert seen == [(256, 301), (301, 301)]
-    assert set(vectors.values()) == {("wordllama-l2-supercat-256", 512)}
+    assert set(vectors.values()) == {("use-multilingual-v3-512", 512)}
 
 
 async def test_a_forgotten_memory_leaves_no_vector_anywhere_in_the_database(database_url: str, clock: Clock) -> None:
     engine = open_engine(database_url)
     try:
-        provider = SqlMemoryProvider(engine, clock=clock, embedder=WordLlamaEmbedder())
+        provider = SqlMemoryProvider(engine, clock=clock, embedder=UniversalSentenceEncoderEmbedder())
         record = await provider.write(
             key="units", text="kilometres", scope="actor:ada", origin=agent_origin(), ctx=ctx()
         )

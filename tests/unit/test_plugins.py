@@ -9,7 +9,7 @@ import pytest
 
 from store import Actor, DefaultScopeResolver, ScopeContext
 from store.domain.administration import RoleGate
-from store.embedding import HttpEmbedder, UniversalSentenceEncoderEmbedder, WordLlamaEmbedder
+from store.embedding import HttpEmbedder, UniversalSentenceEncoderEmbedder
 from web.plugins import load_embedder, load_gate, load_resolver
 from web.settings import Settings, SettingsError
 
@@ -74,7 +74,6 @@ class TinyEmbedder:
 @pytest.mark.parametrize(
     ("spec", "kind"),
     [
-        ("wordllama", WordLlamaEmbedder),
         ("use-multilingual", UniversalSentenceEncoderEmbedder),
         ("https://embeddings.example/v1/embeddings", HttpEmbedder),
         ("tests.unit.test_plugins:TinyEmbedder", TinyEmbedder),
@@ -91,7 +90,7 @@ def test_no_embedder_means_words_only() -> None:
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("word-llama", "ONFILE_EMBEDDER must be wordllama, use-multilingual, none"),
+        ("wordllama", "ONFILE_EMBEDDER must be use-multilingual, none"),
         ("ftp://embeddings.example", "ONFILE_EMBEDDER must be"),
     ],
 )
