@@ -6,7 +6,8 @@ Rows measured, per backend (median wall time of one call, in milliseconds):
 
 - the per-turn digest (`store.memory.memory_for_turn`: resolve scopes → read → precedence → selection
   → block) over 20 and 2,000 applicable memories (no search text: the shortlist, see
-  `store.persistence.shortlist`), and over 20,000 through search with a block of 20. Beside each, the
+  `store.persistence.shortlist`), and over 20,000 ranked by the turn's words with a block of 20 (a
+  provider without an embedder: `bench.hybrid` sets the ranking by meaning beside it). Beside each, the
   floor: the statements the digest runs, run raw on the driver (aiosqlite in one trip to its thread,
   as the provider runs them; asyncpg), no SQLAlchemy, no records, no rules — on the connection the
   provider's reads use (`RawReader`). Target: digest ≤ 1.5× its floor. The listed digests are also
@@ -43,6 +44,7 @@ from bench.storage_data import MemorySpec, load, query_text
 from store import (
     Actor,
     MemoryConfig,
+    MemoryDigest,
     ScopeContext,
     Shortlist,
     build_memory_block,
@@ -50,6 +52,7 @@ from store import (
     resolve_digest,
     resolve_shortlist,
 )
+from store.domain.recall import RANKING_WINDOW, content_words
 from store.persistence import is_sqlite, open_engine, upgrade
 from store.persistence.driver import borrowed_reading, kept_readers
 from store.persistence.memories import (
@@ -60,7 +63,8 @@ from store.persistence.memories import (
     up_to_read_sql,
 )
 from store.persistence.provider import SqlMemoryProvider
-from store.persistence.search import query_words, relevance_statement
+from store.persistence.recall import candidates_statement, of_keys_statement
+from store.persistence.search import keys_statement, query_words
 from store.persistence.search_index import index_totals, postings_of
 from store.persistence.shortlist import WHOLE_LIST_AT_MOST, shortlist_statement
 from store.persistence.terms import query_terms
@@ -210,16 +214,39 @@ async def digest_figures(backend: str, url: str, sizes: Sizes) -> list[Figure]:
             ctx = ScopeContext(actor=actor)
             query = query_text(1)
             turn = await memory_for_turn(config, ctx, run_id=None, query=query)
-            statement, bound = relevance_statement(engine.dialect.name, turn.digest.scopes, query_words(query), 20)
-            sql, params = compiled(statement.params(bound), engine.dialect)
+            floor = _recall_floor(raw, engine.dialect, turn.digest.scopes, query, turn.digest)
             measured, floored = await paired_medians(
-                partial(memory_for_turn, config, ctx, run_id=None, query=query),
-                partial(raw.fetch, sql, params, custom_plan=True),
+                partial(memory_for_turn, config, ctx, run_id=None, query=query), floor
             )
             figures.append(Figure(backend, f"digest via search, {count:,} applicable", measured, floored, 1.5))
     finally:
         await engine.dispose()
     return figures
+
+
+def _recall_floor(
+    raw: RawReader, dialect: Any, scopes: tuple[str, ...], query: str, digest: MemoryDigest
+) -> Callable[[], Awaitable[Any]]:
+    """What a turn ranked by its words costs the driver alone: the statements `recall` runs, raw —
+    the read that stops past the ceiling's worth of rows, the candidates' keys and pins, the search's
+    ranked keys (planned as the provider plans it), and the chosen keys' records."""
+    up_to, up_to_params = up_to_read_sql(dialect, scopes, 20 * len(scopes))
+    statements = [
+        compiled(statement.params(bound), dialect)
+        for statement, bound in (
+            candidates_statement(dialect.name, scopes, None),
+            keys_statement(dialect.name, scopes, content_words(query_words(query)), RANKING_WINDOW),
+            of_keys_statement(dialect.name, scopes, [entry.key for entry in digest.entries]),
+        )
+    ]
+
+    async def floor() -> list[Any]:
+        rows = await raw.fetch(up_to, up_to_params)
+        for n, (sql, params) in enumerate(statements):
+            rows = await raw.fetch(sql, params, custom_plan=n == 1)
+        return rows
+
+    return floor
 
 
 def _listed_floor(raw: RawReader, dialect: Any, scopes: tuple[str, ...]) -> Callable[[], Awaitable[Any]]:

@@ -26,11 +26,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 import asyncpg
+import numpy as np
 from sqlalchemy.engine import make_url
 
+from store.embedding import vector_bytes
 from store.persistence.terms import index_terms
 
 __all__ = ("VOCABULARY", "MemorySpec", "load", "query_text", "rows")
+
+VECTOR_COLUMNS = ("embedding", "embedder")
+_DIMENSIONS = 256
 
 VOCABULARY = [f"w{n:04d}{'abcdefghij'[n % 10]}" for n in range(2_000)]
 COLUMNS = (
@@ -69,8 +74,19 @@ def query_text(seed: int) -> str:
     return f"Can you check {words[0]} and {words[1]} — also {words[2]}, {words[3]}? ({words[4]} {words[5]})"
 
 
-def rows(specs: list[MemorySpec], seed: int = 7) -> Iterator[tuple[object, ...]]:
+def _random_vectors(seed: int) -> Iterator[bytes]:
+    """Unit vectors as the provider stores them, drawn at random: ranking by them costs what ranking by
+    a model's vectors costs (the same bytes read, the same products), and a million are drawn in
+    seconds where embedding a million texts would take minutes."""
+    generator = np.random.default_rng(seed)
+    while True:
+        yield from vector_bytes(generator.standard_normal((10_000, _DIMENSIONS), dtype=np.float32))
+
+
+def rows(specs: list[MemorySpec], seed: int = 7, *, embedder: str | None = None) -> Iterator[tuple[object, ...]]:
+    """The rows of `specs`; with `embedder`, each also carries a vector and that embedder's name."""
     chooser = random.Random(seed)
+    vectors = _random_vectors(seed) if embedder is not None else None
     serial = 0
     for spec in specs:
         for n in range(spec.count):
@@ -78,7 +94,7 @@ def rows(specs: list[MemorySpec], seed: int = 7) -> Iterator[tuple[object, ...]]
             picked = chooser.choices(VOCABULARY, k=10)
             text = f"the {' '.join(picked[:5])} and {' '.join(picked[5:])}"
             stamp = START + timedelta(seconds=serial)
-            yield (
+            row = (
                 f"mem_{spec.prefix}_{n:07d}_{serial:08d}",
                 spec.scope,
                 f"{spec.prefix}-{n}",
@@ -92,15 +108,17 @@ def rows(specs: list[MemorySpec], seed: int = 7) -> Iterator[tuple[object, ...]]
                 stamp,
                 index_terms(spec.scope, f"{spec.prefix}-{n}", text),
             )
+            yield row if vectors is None else (*row, next(vectors), embedder)
 
 
-async def load(database_url: str, specs: list[MemorySpec]) -> None:
-    """Bulk-load `specs` into a migrated database (empty, or loaded before with other scopes)."""
+async def load(database_url: str, specs: list[MemorySpec], *, embedder: str | None = None) -> None:
+    """Bulk-load `specs` into a migrated database (empty, or loaded before with other scopes); with
+    `embedder`, every row with a vector made (as far as ranking can tell) by that embedder."""
     url = make_url(database_url)
     if url.get_backend_name() == "sqlite":
-        _load_sqlite(str(url.database), specs)
+        _load_sqlite(str(url.database), specs, embedder)
     else:
-        await _load_postgresql(url.render_as_string(hide_password=False).replace("+asyncpg", ""), specs)
+        await _load_postgresql(url.render_as_string(hide_password=False).replace("+asyncpg", ""), specs, embedder)
 
 
 def _sqlite_time(stamp: datetime) -> str:
@@ -108,17 +126,18 @@ def _sqlite_time(stamp: datetime) -> str:
     return stamp.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
 
 
-def _load_sqlite(path: str, specs: list[MemorySpec]) -> None:
+def _load_sqlite(path: str, specs: list[MemorySpec], embedder: str | None) -> None:
     connection = sqlite3.connect(path, isolation_level=None)
     try:
         connection.execute("PRAGMA synchronous = OFF")
         connection.execute(f"PRAGMA cache_size = {-_LOAD_CACHE_KIB}")
         connection.execute("BEGIN IMMEDIATE")
-        columns, marks = ", ".join(COLUMNS), ", ".join("?" * len(COLUMNS))
+        names = COLUMNS if embedder is None else COLUMNS + VECTOR_COLUMNS
+        columns, marks = ", ".join(names), ", ".join("?" * len(names))
         statement = f"INSERT INTO agent_memory ({columns}) VALUES ({marks})"  # noqa: S608 - our constant columns
         batch: list[tuple[object, ...]] = []
-        for row in rows(specs):
-            batch.append((*row[:9], _sqlite_time(row[9]), _sqlite_time(row[10]), row[11]))  # type: ignore[arg-type]
+        for row in rows(specs, embedder=embedder):
+            batch.append((*row[:9], _sqlite_time(row[9]), _sqlite_time(row[10]), *row[11:]))  # type: ignore[arg-type]
             if len(batch) == 50_000:
                 connection.executemany(statement, batch)
                 batch.clear()
@@ -129,12 +148,14 @@ def _load_sqlite(path: str, specs: list[MemorySpec]) -> None:
         connection.close()
 
 
-async def _load_postgresql(dsn: str, specs: list[MemorySpec]) -> None:
+async def _load_postgresql(dsn: str, specs: list[MemorySpec], embedder: str | None) -> None:
     connection = await asyncpg.connect(dsn)
     try:
         # The GIN index is built once after the load rather than row by row: same index, minutes faster.
         await connection.execute("DROP INDEX ix_agent_memory_search_vector")
-        await connection.copy_records_to_table("agent_memory", records=list(rows(specs)), columns=list(COLUMNS))
+        names = COLUMNS if embedder is None else COLUMNS + VECTOR_COLUMNS
+        records = list(rows(specs, embedder=embedder))
+        await connection.copy_records_to_table("agent_memory", records=records, columns=list(names))
         await connection.execute(_GIN)
         await connection.execute("ANALYZE agent_memory")
     finally:
