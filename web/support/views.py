@@ -167,7 +167,10 @@ def _scope_words(scope: str, actor: Actor) -> str:
 def preview_result(preview: Preview, settings: Settings, *, memory_on: bool) -> PreviewResultView:
     digest, actor = preview.digest, preview.actor
     if digest.recalled:
-        selection = "Chosen by relevance: the turn text was searched, and always-on facts were added."
+        selection = (
+            "Chosen by relevance: ranked by the turn's words and by their meaning, the block filled to the "
+            "ceiling, and always-on facts added."
+        )
     elif digest.omitted:
         selection = "Everything listed, then cut to the ceiling: always-on first, the widest and stalest dropped."
     else:
