@@ -24,20 +24,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import resource
-import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
-from pathlib import Path
 
-from bench.storage import Figure, paired_medians, render
+from bench.storage import Figure, NewDatabase, on_backends, paired_medians, render
 from bench.storage_data import MemorySpec, load, query_text
 from store import Actor, MemoryConfig, MemoryOrigin, ScopeContext, memory_for_turn
 from store.embedding import UniversalSentenceEncoderEmbedder
-from store.persistence import open_engine, upgrade
+from store.persistence import open_engine
 from store.persistence.provider import SqlMemoryProvider
-from tests.postgres_server import PostgresServer, missing_binaries
 
 BACKENDS = ("sqlite", "postgres")
 
@@ -131,40 +128,13 @@ async def store_figures(backend: str, new_database: Callable[[str], Awaitable[st
     return [Figure(backend, f"hybrid digest, {stores}", in_large, in_small, 1.2, f"{sizes.store_small:,} store")]
 
 
-async def backend_figures(backend: str, new_database: Callable[[str], Awaitable[str]], sizes: Sizes) -> list[Figure]:
+async def backend_figures(backend: str, new_database: NewDatabase, *, sizes: Sizes) -> list[Figure]:
     figures = await digest_figures(backend, await new_database("digest"), sizes)
     return figures + await store_figures(backend, new_database, sizes)
 
 
 async def run(sizes: Sizes, backends: tuple[str, ...]) -> list[Figure]:
-    figures: list[Figure] = []
-    if "sqlite" in backends:
-        with tempfile.TemporaryDirectory(prefix="onfile-bench-") as folder:
-
-            async def sqlite_database(name: str) -> str:
-                url = f"sqlite+aiosqlite:///{Path(folder) / name}.sqlite3"
-                await upgrade(url)
-                return url
-
-            figures += await backend_figures("SQLite", sqlite_database, sizes)
-    if "postgres" not in backends:
-        return figures
-    reason = missing_binaries()
-    if reason is not None:
-        print(f"PostgreSQL skipped: {reason}")
-        return figures
-    server = PostgresServer().start()
-    try:
-
-        async def postgres_database(name: str) -> str:
-            url = await asyncio.to_thread(server.create_database, name)
-            await upgrade(url)
-            return url
-
-        figures += await backend_figures("PostgreSQL", postgres_database, sizes)
-    finally:
-        server.stop()
-    return figures
+    return await on_backends(backends, partial(backend_figures, sizes=sizes))
 
 
 def main() -> None:

@@ -338,7 +338,7 @@ async def _postings_walked(engine: AsyncEngine, scopes: Sequence[str], query: st
 
 
 async def backend_figures(
-    backend: str, new_database: Callable[[str], Awaitable[str]], sizes: Sizes, *, stores_only: bool = False
+    backend: str, new_database: Callable[[str], Awaitable[str]], *, sizes: Sizes, stores_only: bool = False
 ) -> list[Figure]:
     figures = [] if stores_only else await digest_figures(backend, await new_database("digest"), sizes)
     return figures + await store_figures(backend, new_database, sizes)
@@ -358,10 +358,25 @@ def render(figures: list[Figure]) -> str:
     return "\n".join([*lines, *(["", *notes] if notes else [])])
 
 
-async def run(sizes: Sizes, *, backends: tuple[str, ...] = BACKENDS, stores_only: bool = False) -> list[Figure]:
+NewDatabase = Callable[[str], Awaitable[str]]
+"""Makes a migrated, empty database by name on one backend, and answers its URL."""
+
+
+async def on_backends(
+    backends: Sequence[str], figures_of: Callable[[str, NewDatabase], Awaitable[list[Figure]]]
+) -> list[Figure]:
+    """`figures_of(backend, new_database)` on each of `backends`: SQLite files in a folder of their own,
+    PostgreSQL databases on a throwaway server (skipped, saying why, where its binaries are missing)."""
     figures: list[Figure] = []
     if "sqlite" in backends:
-        figures += await _sqlite_figures(sizes, stores_only=stores_only)
+        with tempfile.TemporaryDirectory(prefix="onfile-bench-") as folder:
+
+            async def sqlite_database(name: str) -> str:
+                url = f"sqlite+aiosqlite:///{Path(folder) / name}.sqlite3"
+                await upgrade(url)
+                return url
+
+            figures += await figures_of("SQLite", sqlite_database)
     if "postgres" not in backends:
         return figures
     reason = missing_binaries()
@@ -376,21 +391,14 @@ async def run(sizes: Sizes, *, backends: tuple[str, ...] = BACKENDS, stores_only
             await upgrade(url)
             return url
 
-        figures += await backend_figures("PostgreSQL", postgres_database, sizes, stores_only=stores_only)
+        figures += await figures_of("PostgreSQL", postgres_database)
     finally:
         server.stop()
     return figures
 
 
-async def _sqlite_figures(sizes: Sizes, *, stores_only: bool) -> list[Figure]:
-    with tempfile.TemporaryDirectory(prefix="onfile-bench-") as folder:
-
-        async def sqlite_database(name: str) -> str:
-            url = f"sqlite+aiosqlite:///{Path(folder) / name}.sqlite3"
-            await upgrade(url)
-            return url
-
-        return await backend_figures("SQLite", sqlite_database, sizes, stores_only=stores_only)
+async def run(sizes: Sizes, *, backends: tuple[str, ...] = BACKENDS, stores_only: bool = False) -> list[Figure]:
+    return await on_backends(backends, partial(backend_figures, sizes=sizes, stores_only=stores_only))
 
 
 def main() -> None:

@@ -8,9 +8,54 @@ from datetime import UTC, datetime, timedelta
 
 from store import Actor, Author, DigestEntry, MemoryDigest, MemoryOrigin, MemoryRecord, Override, Shortlist
 
-__all__ = ("SCOPES", "T0", "ada", "digest", "entry", "make_record", "override", "reference_shortlist")
+__all__ = (
+    "SCOPES",
+    "T0",
+    "UNRELATED_FACTS",
+    "ada",
+    "digest",
+    "entry",
+    "make_record",
+    "override",
+    "reference_shortlist",
+)
 
 T0 = datetime(2026, 9, 1, 9, 12, 44, tzinfo=UTC)
+
+UNRELATED_FACTS = (
+    "prefers tea over coffee in the morning",
+    "invoices go to the Munich office",
+    "the fiscal year starts in October",
+    "likes meetings before noon",
+    "writes dates as day month year",
+    "their manager is called Priya",
+    "uses a screen reader",
+    "vegetarian, no fish either",
+    "answers in German when asked in German",
+    "prefers short bullet points",
+    "works from Lisbon on Fridays",
+    "their laptop runs Linux",
+    "allergic to peanuts",
+    "plays the cello in an orchestra",
+    "keeps receipts in a shared folder",
+    "reviews pull requests on Mondays",
+    "wants prices with VAT included",
+    "the team stand-up is at nine",
+    "signs emails with first name only",
+    "birthday in late March",
+    "dislikes phone calls",
+    "uses dark mode everywhere",
+    "budget approvals go through Tomas",
+    "the office closes on public holidays",
+    "their cat is named Miso",
+    "prefers Celsius for temperatures",
+    "flies economy on company trips",
+    "needs captions on videos",
+    "calendar is shared with an assistant",
+    "speaks Portuguese at home",
+)
+"""Memories about anything but distance: none shares a word with "how far is it" or "how far away is
+the depot", so a test of recall by meaning has something to find the distance memory among."""
 _ids = itertools.count(1)
 
 

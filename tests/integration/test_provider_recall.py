@@ -17,6 +17,7 @@ from store.in_memory import InMemoryMemoryProvider
 from store.memory import MemoryConfig, offer_memories
 from store.persistence import open_engine
 from store.persistence.provider import SqlMemoryProvider
+from tests.builders import UNRELATED_FACTS
 from tests.conftest import Clock
 from tests.integration.builders import (
     ADA,
@@ -32,44 +33,7 @@ from tests.integration.builders import (
 
 ADA_SCOPES = scopes_of(ADA)
 KILOMETRES = make_record("distance-units", "they report distances in kilometres", "actor:ada")
-# Thirty memories about anything but distance, none sharing a word with the turns below.
-OTHERS = [
-    make_record(f"note-{n:02d}", fact, "actor:ada", days_ago=n % 7)
-    for n, fact in enumerate(
-        [
-            "prefers tea over coffee in the morning",
-            "invoices go to the Munich office",
-            "the fiscal year starts in October",
-            "likes meetings before noon",
-            "writes dates as day month year",
-            "their manager is called Priya",
-            "uses a screen reader",
-            "vegetarian, no fish either",
-            "answers in German when asked in German",
-            "prefers short bullet points",
-            "works from Lisbon on Fridays",
-            "their laptop runs Linux",
-            "allergic to peanuts",
-            "plays the cello in an orchestra",
-            "keeps receipts in a shared folder",
-            "reviews pull requests on Mondays",
-            "wants prices with VAT included",
-            "the team stand-up is at nine",
-            "signs emails with first name only",
-            "birthday in late March",
-            "dislikes phone calls",
-            "uses dark mode everywhere",
-            "budget approvals go through Tomas",
-            "the office closes on public holidays",
-            "their cat is named Miso",
-            "prefers Celsius for temperatures",
-            "flies economy on company trips",
-            "needs captions on videos",
-            "calendar is shared with an assistant",
-            "speaks Portuguese at home",
-        ]
-    )
-]
+OTHERS = [make_record(f"note-{n:02d}", fact, "actor:ada", days_ago=n % 7) for n, fact in enumerate(UNRELATED_FACTS)]
 
 
 @pytest.fixture

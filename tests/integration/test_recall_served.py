@@ -11,21 +11,13 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.builders import UNRELATED_FACTS
 from tests.processes.servers import ServerProcess
 
 TOKEN = "recall-agent-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 ADA = {"id": "ada", "tenantRef": "berlin"}
-OTHER_FACTS = [
-    ("tea", "prefers tea over coffee in the morning"),
-    ("invoices", "invoices go to the Munich office"),
-    ("manager", "their manager is called Priya"),
-    ("screen-reader", "uses a screen reader"),
-    ("diet", "vegetarian, no fish either"),
-    ("bullets", "prefers short bullet points"),
-    ("fridays", "works from Lisbon on Fridays"),
-    ("laptop", "their laptop runs Linux"),
-]
+OTHER_FACTS = [(f"note-{n}", fact) for n, fact in enumerate(UNRELATED_FACTS[:8])]
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from sqlalchemy import text
 
 from store import Actor, MemoryOrigin, MemoryRecord
 from store.persistence.engine import checkpoints_settled
-from tests.builders import T0
+from tests.builders import T0, UNRELATED_FACTS
 from tests.web.conftest import AGENT_TOKEN, LoginAs
 from web.app import create_app
 from web.services import Services, open_services
@@ -24,18 +24,7 @@ from web.settings import Settings
 AUTH = {"Authorization": f"Bearer {AGENT_TOKEN}"}
 ADA = {"id": "ada", "tenantRef": "berlin", "roles": ["staff"]}
 AGENT = MemoryOrigin(author="agent", thread_id="thr_0", run_id="run_0", actor_ref="ada")
-TOPICS = [
-    "prefers tea over coffee in the morning",
-    "invoices go to the Munich office",
-    "the fiscal year starts in October",
-    "likes meetings before noon",
-    "writes dates as day month year",
-    "their manager is called Priya",
-    "uses a screen reader",
-    "vegetarian, no fish either",
-    "prefers short bullet points",
-    "works from Lisbon on Fridays",
-]
+TOPICS = UNRELATED_FACTS[:10]
 
 
 def mine(key: str, fact: str, n: int = 0) -> MemoryRecord:
