@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from store import Actor, MemoryOrigin, MemoryRecord, ScopeContext, compose_system_prompt
+from store.embedding import DEFAULT_EMBEDDER
 from store.persistence import SqlMemoryProvider, open_engine, upgrade_engine
 from store.sdk import OnFile, Run
 
@@ -65,7 +66,7 @@ async def seed(database_url: str) -> None:
     engine = open_engine(database_url)
     await upgrade_engine(engine)
     policy = MemoryOrigin(author="human", actor_ref="lena")
-    await SqlMemoryProvider(engine).add(
+    await SqlMemoryProvider(engine, embedder=DEFAULT_EMBEDDER).add(
         [
             MemoryRecord(
                 "mem_units", "units", "report distances in kilometres", "tenant:berlin", policy, datetime.now(UTC)

@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 __all__ = (
+    "DEFAULT_EMBEDDER",
     "VECTOR_DTYPE",
     "Embedder",
     "EmbedderError",
@@ -192,3 +193,7 @@ class HttpEmbedder:
 
     async def close(self) -> None:
         await self._client.aclose()
+
+
+DEFAULT_EMBEDDER: Embedder = UniversalSentenceEncoderEmbedder()
+"""What OnFile embeds with unless told otherwise (the model loads on first use, once per process)."""

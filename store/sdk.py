@@ -27,6 +27,7 @@ from store.domain.precedence import DEFAULT_MAX_MEMORIES
 from store.domain.remember import DEFAULT_MAX_FACT_CHARS
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver
 from store.domain.types import Actor, MemoryDigest
+from store.embedding import DEFAULT_EMBEDDER, Embedder
 from store.memory import MemoryConfig, WriteOutcome
 from store.persistence import (
     ConversationRegistry,
@@ -115,12 +116,15 @@ class OnFile:
         max_memories: int = DEFAULT_MAX_MEMORIES,
         max_fact_chars: int = DEFAULT_MAX_FACT_CHARS,
         migrate: bool = True,
+        embedder: Embedder | None = DEFAULT_EMBEDDER,
     ) -> OnFile:
+        """OnFile over the database at `database_url`, ranking and embedding as the service does
+        (`embedder=None`: by words alone, and nothing embedded)."""
         engine = open_engine(database_url)
         if migrate:
             await upgrade_engine(engine)
         config = MemoryConfig(
-            provider=SqlMemoryProvider(engine),
+            provider=SqlMemoryProvider(engine, embedder=embedder),
             scopes=scopes or DefaultScopeResolver(),
             max_memories=max_memories,
             max_fact_chars=max_fact_chars,

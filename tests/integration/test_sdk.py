@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from store import Actor, MemoryOrigin, MemoryRecord
+from store.embedding import DEFAULT_EMBEDDER, Embedder
 from store.persistence import SqlMemoryProvider, open_engine
 from store.sdk import OnFile, OnFileError
-from tests.builders import T0
+from tests.builders import T0, UNRELATED_FACTS
 
 ADA = Actor(id="ada", tenant_ref="berlin")
 
@@ -68,3 +69,17 @@ async def test_a_custom_resolver_serves_the_sdk(database_url: str) -> None:
 
     assert run.digest.scopes[1] == "depot:spandau"
     assert "- [depot:spandau] shift: 06:00" in run.block
+
+
+@pytest.mark.parametrize(("embedder", "found"), [(DEFAULT_EMBEDDER, True), (None, False)])
+async def test_in_process_a_turn_recalls_by_meaning_as_the_service_does_unless_told_words_only(
+    database_url: str, embedder: Embedder | None, found: bool
+) -> None:
+    async with await OnFile.open(database_url, max_memories=3, embedder=embedder) as onfile:
+        run = await onfile.begin_run("run_1", actor=ADA, thread_id="thr_1", text="")
+        await run.remember("call_units", "distance-units", "they report distances in kilometres")
+        for n, fact in enumerate(UNRELATED_FACTS[:6]):
+            await run.remember(f"call_{n}", f"note-{n}", fact)
+        turn = await onfile.begin_run("run_2", actor=ADA, thread_id="thr_1", text="how far away is the depot?")
+
+    assert ("distance-units" in turn.block) is found
