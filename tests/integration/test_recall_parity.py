@@ -1,0 +1,70 @@
+"""The SQL provider recalls exactly the keys the reference provider recalls, in the same order: the
+same words ranked by the same BM25 (SQLite's is the reference's to the last unit), the same vectors,
+the same fusion and fill."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from store.domain.types import MemoryRecord
+from store.embedding import DEFAULT_EMBEDDER
+from store.in_memory import InMemoryMemoryProvider
+from store.persistence import open_engine
+from store.persistence.provider import SqlMemoryProvider
+from tests.builders import UNRELATED_FACTS
+from tests.integration.builders import ADA, ctx, keys_in_order, make_record, scopes_of
+
+TURNS = [
+    "how far away is the depot?",
+    "when does our accounting year begin",
+    "what should I drink this morning",
+    "who approves my budget",
+    "is the office open on the public holiday?",
+    "can you show prices with tax",
+    "what is my cat called",
+    "send the invoice to Munich",
+    "zzz qqq",
+    "the and of",
+]
+
+
+def _records() -> list[MemoryRecord]:
+    chooser = random.Random(11)
+    facts = [*UNRELATED_FACTS, "they report distances in kilometres", "the depot opens at six"]
+    scopes = ["actor:ada", "tenant:berlin", "global", "tenant:hamburg", "actor:bea"]
+    made = []
+    for n in range(150):
+        fact = chooser.choice(facts)
+        key = f"k{chooser.randrange(60)}"
+        scope = chooser.choice(scopes)
+        made.append(
+            make_record(key, f"{fact} ({n})", scope, pinned=chooser.random() < 0.03, days_ago=chooser.random() * 90)
+        )
+    unique: dict[tuple[str, str], MemoryRecord] = {(r.scope, r.key): r for r in made}
+    return list(unique.values())
+
+
+@pytest.mark.parametrize("limit", [5, 20])
+async def test_sqlite_recalls_what_the_reference_recalls(sqlite_database_url: str, limit: int) -> None:
+    records = _records()
+    reference = InMemoryMemoryProvider(records, embedder=DEFAULT_EMBEDDER)
+    engine = open_engine(sqlite_database_url)
+    try:
+        sql = SqlMemoryProvider(engine, embedder=DEFAULT_EMBEDDER)
+        await sql.add(records)
+        for turn in TURNS:
+            expected = await reference.recall(scopes=scopes_of(ADA), query=turn, limit=limit, ctx=ctx())
+            found = await sql.recall(scopes=scopes_of(ADA), query=turn, limit=limit, ctx=ctx())
+
+            assert found.ranked  # more keys apply than the block holds: both had to choose
+            assert keys_in_order(found.records) == keys_in_order(expected.records), turn
+            assert (found.ranked, found.keys, found.pinned_keys) == (
+                expected.ranked,
+                expected.keys,
+                expected.pinned_keys,
+            )
+            assert {r.id for r in found.records} == {r.id for r in expected.records}
+    finally:
+        await engine.dispose()
