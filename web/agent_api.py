@@ -343,8 +343,9 @@ DIGEST_EXAMPLE = {
     "/runs/{run_id:str}/digest",
     summary="Resolve a run's memory (once)",
     description=(
-        "The first call resolves the actor's scopes, searches with the turn text, renders the block and records "
-        "it all as the run's memory:digest checkpoint, and registers the run with its thread. Every later call "
+        "The first call resolves the actor's scopes, chooses the memories (all of them when they fit under the "
+        "ceiling; otherwise ranked by the turn text's words and meaning), renders the block and records it all "
+        "as the run's memory:digest checkpoint, and registers the run with its thread. Every later call "
         "for the run returns the recorded digest and the byte-identical block. A later call naming a different "
         "actor is refused with 409."
     ),
