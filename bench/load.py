@@ -21,7 +21,7 @@ Load comes from wrk (one thread, which leaves the other core to the server). Wit
 an asyncio httpx client in this process, which competes with the server for the CPU and understates
 every row; the output says which generator ran.
 
-Target (issue 6): the digest endpoint reaches at least 40% of the ceiling at the same concurrency,
+Target: the digest endpoint reaches at least 40% of the ceiling at the same concurrency,
 with zero errors.
 """
 
