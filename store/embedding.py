@@ -17,10 +17,11 @@ only vectors made by the embedder it embeds with: vectors of two models are not 
   `{"data": [{"embedding": [...]}, ...]}` shape (OpenAI-compatible servers, Ollama, vLLM, TEI…).
 
 A stored vector is kept as one signed byte per dimension, scaled so that its largest component is
-±127: 512 bytes for the default model's 512 dimensions. A turn reads every applicable vector, so their size is the cost
-of ranking by meaning; bytes read in half the time of half-precision floats and turn into floats
-for the product three times as fast, and rank the same nearest neighbours (49 or 50 of the best 50
-in a test over random vectors). Similarity is the cosine: the product over the stored vector's length.
+±127: 512 bytes for the default model's 512 dimensions. A turn reads every applicable vector, so
+their size is the cost of ranking by meaning; bytes read in half the time of half-precision floats,
+turn into floats for the product three times as fast, and rank the same nearest neighbours (at
+least 45 of the best 50 in `tests/unit/test_embedding.py`, over random vectors). Similarity is the
+cosine: the product over the stored vector's length.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
+from urllib.parse import urlsplit
 
 import httpx
 import numpy as np
@@ -170,7 +172,11 @@ class HttpEmbedder:
 
     @property
     def name(self) -> str:
-        return f"http:{self._url}" + (f"#{self._model}" if self._model else "")
+        """The service's address without any credentials in it, and the model: stored beside each vector."""
+        parts = urlsplit(self._url)
+        host = parts.hostname or ""
+        address = f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
+        return f"http:{address}" + (f"#{self._model}" if self._model else "")
 
     async def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
@@ -184,10 +190,11 @@ class HttpEmbedder:
             rows = [item["embedding"] for item in answer.json()["data"]]
             vectors = np.asarray(rows, dtype=np.float32)
         except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
-            msg = f"the embedding service at {self._url} did not embed: {error}"
+            msg = f"the embedding service at {self.name.removeprefix('http:')} did not embed: {error}"
             raise EmbedderError(msg) from error
         if vectors.ndim != 2 or len(vectors) != len(texts):
-            msg = f"the embedding service at {self._url} answered {len(vectors)} vectors for {len(texts)} texts"
+            where = self.name.removeprefix("http:")
+            msg = f"the embedding service at {where} answered {len(vectors)} vectors for {len(texts)} texts"
             raise EmbedderError(msg)
         return vectors
 

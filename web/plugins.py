@@ -57,7 +57,8 @@ def load_embedder(settings: Settings) -> Embedder | None:
     if spec == "use-multilingual":
         return UniversalSentenceEncoderEmbedder()
     if spec.startswith(("http://", "https://")):
-        return HttpEmbedder(spec)
+        address, _, model = spec.partition("#")  # …/v1/embeddings#model-name asks for that model
+        return HttpEmbedder(address, model=model)
     embedder = _load("ONFILE_EMBEDDER", spec)
     if not isinstance(embedder, Embedder):
         msg = f"ONFILE_EMBEDDER={spec} has no name and async embed(texts) method"

@@ -134,3 +134,9 @@ async def test_the_default_model_finds_the_memory_in_another_language_than_the_t
     turn = (await embedder.embed(["when does our accounting year begin?"]))[0]
 
     assert nearest_keys(turn, list(memories), stored, 3)[0] == "fiscal-year"
+
+
+def test_an_embedding_services_name_never_carries_its_credentials() -> None:
+    embedder = HttpEmbedder("https://user:secret@embed.example:8443/v1/embeddings", model="m")
+
+    assert embedder.name == "http:https://embed.example:8443/v1/embeddings#m"

@@ -102,3 +102,10 @@ def test_an_embedder_that_names_nothing_known_is_refused_at_start_up(spec: str, 
 def test_an_embedder_plugin_without_embed_is_refused_naming_the_setting() -> None:
     with pytest.raises(SettingsError, match=r"ONFILE_EMBEDDER=tests\.unit\.test_plugins:DepotResolver has no name"):
         load_embedder(Settings(embedder="tests.unit.test_plugins:DepotResolver"))
+
+
+def test_an_embedding_service_address_may_name_its_model_after_a_hash() -> None:
+    embedder = load_embedder(Settings(embedder="http://127.0.0.1:9/v1/embeddings#multilingual-e5"))
+
+    assert isinstance(embedder, HttpEmbedder)
+    assert embedder.name == "http:http://127.0.0.1:9/v1/embeddings#multilingual-e5"
