@@ -164,8 +164,9 @@ class Settings:
             "How memories are embedded, so a turn finds them by meaning as well as by words: use-multilingual "
             "(the Universal Sentence Encoder, sixteen languages; its weights ship inside the installed package "
             "and nothing is downloaded), none (words only), the http(s) address of an embedding service "
-            'answering POST {"input": [texts]} with {"data": [{"embedding": [numbers]}]}, or '
-            "module:attribute naming a deployment's own Embedder. After changing it, run onfile db reembed."
+            'answering POST {"input": [texts]} with {"data": [{"embedding": [numbers]}]} (#name after the '
+            "address asks for that model), or module:attribute naming a deployment's own Embedder. After "
+            "changing it, run onfile db reembed."
         ),
     )
 
