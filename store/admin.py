@@ -25,7 +25,7 @@ from store.domain.codec import record_to_json
 from store.domain.remember import check_memory_input
 from store.domain.scopes import normalise_scopes, own_scope
 from store.domain.types import Actor, MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
-from store.memory import MemoryConfig, memories_on_file, select_for_turn
+from store.memory import MemoryConfig, memories_on_file, prepare_write, select_for_turn
 from store.persistence import (
     AuditAction,
     AuditEntry,
@@ -205,6 +205,7 @@ class Administration:
         if refusal:
             return AdminOutcome("refused", refusal)
         origin = MemoryOrigin("human", actor_ref=actor.id)
+        await prepare_write(self._config, record.key, checked.fact)
         async with self._provider.together():
             change = await self._provider.rewrite(memory_id, scope=record.scope, text=checked.fact, origin=origin)
             if change is None:  # deleted meanwhile: an edit never brings it back
@@ -416,6 +417,7 @@ class Administration:
     ) -> MemoryRecord:
         """Write (scope, key) as `actor` and audit it in the same transaction, `before` being the value
         the write replaced (read under its lock); a promotion's entry also names its source."""
+        await prepare_write(self._config, key, text)
         async with self._provider.together():
             before, record = await self._provider.replace(
                 key=key, text=text, scope=scope, origin=origin, ctx=ScopeContext(actor=actor)

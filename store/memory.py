@@ -20,6 +20,7 @@ from store.domain.scopes import DefaultScopeResolver, ScopeResolver, normalise_s
 from store.domain.types import MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
 from store.provider import (
     MemoryProvider,
+    PreparingMemoryProvider,
     RecallingMemoryProvider,
     SearchableMemoryProvider,
     ShortlistingMemoryProvider,
@@ -39,6 +40,7 @@ __all__ = (
     "memory_for_turn",
     "offer_memories",
     "prepare_turn",
+    "prepare_write",
     "related_keys",
     "select_for_turn",
     "write_memory",
@@ -219,6 +221,17 @@ async def prepare_turn(
         prompt_chars=len(block),
     )
     return TurnMemory(digest=digest, block=block, tools=config.tools()), resolved
+
+
+async def prepare_write(config: MemoryConfig, key: str, fact: str) -> None:
+    """Before a write that will run inside a transaction: let the provider do ahead, outside it, what
+    the write of this key and fact needs (embedding it), when the input is one it would write."""
+    provider = config.provider
+    if not isinstance(provider, PreparingMemoryProvider):
+        return
+    checked = check_memory_input(key, fact, max_fact_chars=config.max_fact_chars)
+    if checked.error is None:
+        await provider.prepare_write(key=checked.key, text=checked.fact)
 
 
 async def write_memory(

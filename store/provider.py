@@ -17,6 +17,7 @@ from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext, Shortli
 
 __all__ = (
     "MemoryProvider",
+    "PreparingMemoryProvider",
     "Recall",
     "RecallingMemoryProvider",
     "SearchableMemoryProvider",
@@ -49,6 +50,15 @@ class WritableMemoryProvider(MemoryProvider, Protocol):
         """Upsert on (scope, key): a rewrite keeps the record's id, pin and creation time.
 
         Raises `WriteRefusedError` for an agent-authored record at any scope but the actor's own."""
+        ...
+
+
+@runtime_checkable
+class PreparingMemoryProvider(WritableMemoryProvider, Protocol):
+    async def prepare_write(self, *, key: str, text: str) -> None:
+        """Do now, outside any transaction, the work a coming write of (key, text) needs that touches
+        no stored row — embedding it — so that the write, inside a transaction that holds the writer,
+        does only the write. A write with nothing prepared does the work itself."""
         ...
 
 

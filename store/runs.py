@@ -20,7 +20,7 @@ import msgspec
 from store.diagnostics import MemoryResolved
 from store.domain.codec import digest_from_json, digest_to_json, record_from_json, record_to_json
 from store.domain.types import Actor, MemoryDigest, ScopeContext
-from store.memory import MemoryConfig, WriteOutcome, prepare_turn, write_memory
+from store.memory import MemoryConfig, WriteOutcome, prepare_turn, prepare_write, write_memory
 
 __all__ = (
     "DIGEST_POSITION",
@@ -272,6 +272,7 @@ class MemoryRuns:
         outcome. The same call id with another key or fact is `RememberCallMismatchError`."""
         run = await self.recorded(run_id)
         arguments = _arguments_fingerprint(key, fact)
+        await prepare_write(self._config, key, fact)
 
         async def execute() -> dict[str, Any]:
             ctx = ScopeContext(actor=run.actor, thread_id=run.thread_id)

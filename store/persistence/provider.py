@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import logging
+from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -52,6 +53,7 @@ from store.provider import Recall, WriteRefusedError
 
 _log = logging.getLogger(__name__)
 _EMBEDDED_AT_ONCE = 256
+_PREPARED_AT_MOST = 256
 
 __all__ = ("SqlMemoryProvider",)
 
@@ -69,6 +71,7 @@ class SqlMemoryProvider:
         self._engine = engine
         self._clock = clock
         self._embedder = embedder
+        self._prepared: OrderedDict[tuple[str, str], Meaning | None] = OrderedDict()
 
     @property
     def embedder(self) -> Embedder | None:
@@ -293,7 +296,20 @@ class SqlMemoryProvider:
             _log.warning("a turn is ranked by its words alone: %s", error)
             return None
 
+    async def prepare_write(self, *, key: str, text: str) -> None:
+        """Embed (key, text) now, outside any transaction, for the write that follows: a journaled
+        `remember` and an administrator's publish or edit write inside a transaction that holds the
+        writer, which an embedding (a millisecond here, a network call for a service) must not lengthen.
+        At most `_PREPARED_AT_MOST` are kept for writes that never come (a refused write)."""
+        if self._embedder is None:
+            return
+        self._prepared[(key, text)] = (await self._meanings([(key, text)]))[0]
+        while len(self._prepared) > _PREPARED_AT_MOST:
+            self._prepared.popitem(last=False)
+
     async def _meaning(self, key: str, text: str) -> Meaning | None:
+        if (key, text) in self._prepared:  # the same text always embeds alike: whichever write takes it
+            return self._prepared.pop((key, text))
         return (await self._meanings([(key, text)]))[0]
 
     async def _meanings(self, items: Sequence[MemoryRecord | tuple[str, str]]) -> builtins.list[Meaning | None]:
