@@ -11,8 +11,8 @@ only vectors made by the embedder it embeds with: vectors of two models are not 
   languages — Arabic, Chinese (simplified and traditional), Dutch, English, French, German,
   Italian, Japanese, Korean, Polish, Portuguese, Russian, Spanish, Thai and Turkish — and a turn in
   one finds a memory written in another. It loads once per process (about 1 s, some 120 MiB) and
-  embeds a turn in 1.3–2 ms. In other languages, recall rests on the words (ICU's word boundaries)
-  more than on meaning.
+  embeds a turn in about 2 ms of one core (numpy's BLAS kept to one thread). In other languages,
+  recall rests on the words (ICU's word boundaries) more than on meaning.
 - `HttpEmbedder`: any service answering the common `POST {"input": [texts]}` →
   `{"data": [{"embedding": [...]}, ...]}` shape (OpenAI-compatible servers, Ollama, vLLM, TEI…).
 
