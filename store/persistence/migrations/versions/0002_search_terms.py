@@ -13,6 +13,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from store.persistence.migrations.search_terms import recompute_search_terms
 from store.persistence.terms import index_terms
 
 revision = "0002"
@@ -87,28 +88,11 @@ def _drop_search(dialect: str) -> None:
         op.execute("ALTER TABLE agent_memory DROP COLUMN IF EXISTS search_vector")
 
 
-def _fill_search_terms() -> None:
-    """Every existing row's terms, a batch of rows at a time (in order of `seq`, so none is missed)."""
-    bind = op.get_bind()
-    names = ("seq", "scope", "key", "text", "search_terms")
-    memory = sa.table("agent_memory", *(sa.column(name) for name in names))
-    read = sa.select(memory.c.seq, memory.c.scope, memory.c.key, memory.c.text).order_by(memory.c.seq).limit(5_000)
-    write = sa.update(memory).where(memory.c.seq == sa.bindparam("row_seq")).values(search_terms=sa.bindparam("terms"))
-    last = None
-    while True:
-        batch = bind.execute(read if last is None else read.where(memory.c.seq > last)).all()
-        if not batch:
-            return
-        terms = [{"row_seq": seq, "terms": index_terms(scope, key, text)} for seq, scope, key, text in batch]
-        bind.execute(write, terms)
-        last = batch[-1][0]
-
-
 def upgrade() -> None:
     dialect = op.get_bind().dialect.name
     _drop_search(dialect)
     op.add_column("agent_memory", sa.Column("search_terms", sa.Text(), server_default="", nullable=False))
-    _fill_search_terms()
+    recompute_search_terms(op.get_bind(), index_terms)  # every row's column is new: every row is written
     for statement in SQLITE_SEARCH if dialect == "sqlite" else POSTGRESQL_SEARCH if dialect == "postgresql" else []:
         op.execute(statement)
 

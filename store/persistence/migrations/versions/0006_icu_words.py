@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
 
-import sqlalchemy as sa
 from alembic import op
 
+from store.persistence.migrations.search_terms import recompute_search_terms
 from store.persistence.terms import index_terms, term
 
 revision = "0006"
@@ -35,16 +34,15 @@ down_revision = "0005"
 branch_labels = None
 depends_on = None
 
-_BATCH = 5_000
 _OLD_WORD = re.compile(r"\w+")
 
 
 def upgrade() -> None:
-    _recompute_search_terms(index_terms)
+    recompute_search_terms(op.get_bind(), index_terms)
 
 
 def downgrade() -> None:
-    _recompute_search_terms(_terms_before_icu)
+    recompute_search_terms(op.get_bind(), _terms_before_icu)
 
 
 def _terms_before_icu(scope: str, key: str, text: str) -> str:
@@ -55,27 +53,3 @@ def _terms_before_icu(scope: str, key: str, text: str) -> str:
 
 def _words_before_icu(text: str) -> list[str]:
     return _OLD_WORD.findall(unicodedata.normalize("NFKC", text).casefold())
-
-
-def _recompute_search_terms(terms_of: Callable[[str, str, str], str]) -> None:
-    """Every row's terms by `terms_of(scope, key, text)`, a batch of rows at a time in order of `seq`
-    (so none is missed); only the rows whose terms change are written."""
-    bind = op.get_bind()
-    names = ("seq", "scope", "key", "text", "search_terms")
-    memory = sa.table("agent_memory", *(sa.column(name) for name in names))
-    read = sa.select(memory.c.seq, memory.c.scope, memory.c.key, memory.c.text, memory.c.search_terms)
-    read = read.order_by(memory.c.seq).limit(_BATCH)
-    write = sa.update(memory).where(memory.c.seq == sa.bindparam("row_seq")).values(search_terms=sa.bindparam("terms"))
-    last = None
-    while True:
-        batch = bind.execute(read if last is None else read.where(memory.c.seq > last)).all()
-        if not batch:
-            return
-        changed = [
-            {"row_seq": seq, "terms": terms}
-            for seq, scope, key, text, stored in batch
-            if (terms := terms_of(scope, key, text)) != stored
-        ]
-        if changed:
-            bind.execute(write, changed)
-        last = batch[-1][0]
