@@ -14,7 +14,7 @@ import pytest
 from store import Actor
 from store.persistence import ConversationRegistry, Origin, open_engine
 from store.sdk import OnFileClient
-from tests.processes.servers import ServerProcess
+from tests.processes.servers import ServerProcess, agent_environment
 
 TOKEN = "served-ids-agent-token-0123456789"
 
@@ -22,14 +22,7 @@ TOKEN = "served-ids-agent-token-0123456789"
 @pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[tuple[ServerProcess, str]]:
     url = f"sqlite+aiosqlite:///{tmp_path / 'onfile.sqlite3'}"
-    environment = {
-        "ONFILE_DATABASE_URL": url,
-        "ONFILE_SECRET_KEY": "served-ids-secret-key-0123456789abcdef",
-        "ONFILE_OIDC_ISSUER": "http://127.0.0.1:9/unused",
-        "ONFILE_OIDC_CLIENT_ID": "onfile",
-        "ONFILE_OIDC_CLIENT_SECRET": "secret",
-        "ONFILE_AGENT_TOKENS": TOKEN,
-    }
+    environment = agent_environment(url, TOKEN)
     server = ServerProcess(environment, tmp_path / "server.log").start()
     try:
         yield server, url

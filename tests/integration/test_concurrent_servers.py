@@ -17,7 +17,7 @@ from store import ScopeContext
 from store.domain.codec import record_from_json
 from store.persistence import RunJournal, SqlMemoryProvider, open_engine
 from tests.integration.builders import ADA
-from tests.processes.servers import ServerProcess
+from tests.processes.servers import ServerProcess, agent_environment
 
 TOKEN = "concurrency-agent-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -26,14 +26,7 @@ DIGEST = {"actor": {"id": "ada", "tenantRef": "berlin"}, "threadId": "thr_1", "t
 
 @pytest.fixture
 def server(database_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
-    environment = {
-        "ONFILE_DATABASE_URL": database_url,
-        "ONFILE_SECRET_KEY": "concurrency-secret-key-0123456789abcdef",
-        "ONFILE_OIDC_ISSUER": "http://127.0.0.1:9/unused",
-        "ONFILE_OIDC_CLIENT_ID": "onfile",
-        "ONFILE_OIDC_CLIENT_SECRET": "secret",
-        "ONFILE_AGENT_TOKENS": TOKEN,
-    }
+    environment = agent_environment(database_url, TOKEN)
     process = ServerProcess(environment, tmp_path / "server.log", workers=2).start()
     try:
         yield process

@@ -19,7 +19,7 @@ from sqlalchemy import text
 from store import Actor, ScopeContext
 from store.domain.codec import record_from_json
 from store.persistence import RunJournal, SqlMemoryProvider, open_engine
-from tests.processes.servers import ServerProcess
+from tests.processes.servers import ServerProcess, agent_environment
 
 TOKEN = "kill-test-agent-token-0123456789"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -28,14 +28,7 @@ CALLS = 200
 
 
 def environment(database_url: str) -> dict[str, str]:
-    return {
-        "ONFILE_DATABASE_URL": database_url,
-        "ONFILE_SECRET_KEY": "kill-test-secret-key-0123456789abcdef",
-        "ONFILE_OIDC_ISSUER": "http://127.0.0.1:9/unused",
-        "ONFILE_OIDC_CLIENT_ID": "onfile",
-        "ONFILE_OIDC_CLIENT_SECRET": "secret",
-        "ONFILE_AGENT_TOKENS": TOKEN,
-    }
+    return agent_environment(database_url, TOKEN)
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.builders import UNRELATED_FACTS
-from tests.processes.servers import ServerProcess
+from tests.processes.servers import ServerProcess, agent_environment
 
 TOKEN = "recall-agent-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -22,15 +22,7 @@ OTHER_FACTS = [(f"note-{n}", fact) for n, fact in enumerate(UNRELATED_FACTS[:8])
 
 @pytest.fixture
 def server(database_url: str, tmp_path: Path) -> Iterator[ServerProcess]:
-    environment = {
-        "ONFILE_DATABASE_URL": database_url,
-        "ONFILE_SECRET_KEY": "recall-secret-key-0123456789abcdef0123",
-        "ONFILE_OIDC_ISSUER": "http://127.0.0.1:9/unused",
-        "ONFILE_OIDC_CLIENT_ID": "onfile",
-        "ONFILE_OIDC_CLIENT_SECRET": "secret",
-        "ONFILE_AGENT_TOKENS": TOKEN,
-        "ONFILE_MAX_MEMORIES": "4",
-    }
+    environment = agent_environment(database_url, TOKEN, ONFILE_MAX_MEMORIES="4")
     process = ServerProcess(environment, tmp_path / "server.log").start()
     try:
         yield process

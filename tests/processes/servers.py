@@ -14,7 +14,21 @@ import httpx
 
 from web.oidc_mock import free_port
 
-__all__ = ("ServerProcess",)
+__all__ = ("ServerProcess", "agent_environment")
+
+
+def agent_environment(database_url: str, token: str, **settings: str) -> dict[str, str]:
+    """The settings `onfile serve` needs to serve agents on `database_url` with the bearer `token`: an
+    identity provider it never reaches (no one signs in), and any further `ONFILE_*` `settings`."""
+    return {
+        "ONFILE_DATABASE_URL": database_url,
+        "ONFILE_SECRET_KEY": "agent-server-secret-key-0123456789abcdef",
+        "ONFILE_OIDC_ISSUER": "http://127.0.0.1:9/unused",
+        "ONFILE_OIDC_CLIENT_ID": "onfile",
+        "ONFILE_OIDC_CLIENT_SECRET": "secret",
+        "ONFILE_AGENT_TOKENS": token,
+        **settings,
+    }
 
 
 @dataclass
