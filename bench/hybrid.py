@@ -25,11 +25,10 @@ import argparse
 import asyncio
 import resource
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 
-from bench.storage import Figure, NewDatabase, on_backends, paired_medians, render
+from bench.storage import Figure, NewDatabase, on_backends, paired_medians, render, two_stores
 from bench.storage_data import MemorySpec, load, query_text
 from store import Actor, MemoryConfig, MemoryOrigin, ScopeContext, memory_for_turn
 from store.embedding import UniversalSentenceEncoderEmbedder
@@ -103,29 +102,20 @@ async def digest_figures(backend: str, url: str, sizes: Sizes) -> list[Figure]:
     return figures
 
 
-async def store_figures(backend: str, new_database: Callable[[str], Awaitable[str]], sizes: Sizes) -> list[Figure]:
-    urls = []
-    for name, stored in (("store_small", sizes.store_small), ("store_large", sizes.store_large)):
-        url = await new_database(name)
-        specs = [MemorySpec(f"actor:a{n}", sizes.per_actor, f"a{n}") for n in range(stored // sizes.per_actor)]
-        await load(url, specs, embedder=EMBEDDER.name)
-        urls.append(url)
-    engines = [open_engine(url) for url in urls]
-    try:
+async def store_figures(backend: str, new_database: NewDatabase, sizes: Sizes) -> list[Figure]:
+    stores = two_stores(new_database, sizes.store_small, sizes.store_large, sizes.per_actor, embedder=EMBEDDER.name)
+    async with stores as engines:
         small, large = (
             MemoryConfig(provider=SqlMemoryProvider(engine, embedder=EMBEDDER), max_memories=20) for engine in engines
         )
         ctx = ScopeContext(actor=Actor("a0", "t0"))
         query = query_text(2)
         in_large, in_small = await paired_medians(
-            lambda: memory_for_turn(large, ctx, run_id=None, query=query),
-            lambda: memory_for_turn(small, ctx, run_id=None, query=query),
+            partial(memory_for_turn, large, ctx, run_id=None, query=query),
+            partial(memory_for_turn, small, ctx, run_id=None, query=query),
         )
-    finally:
-        for engine in engines:
-            await engine.dispose()
-    stores = f"{sizes.store_large:,} stored vs {sizes.store_small:,}"
-    return [Figure(backend, f"hybrid digest, {stores}", in_large, in_small, 1.2, f"{sizes.store_small:,} store")]
+    compared = f"{sizes.store_large:,} stored vs {sizes.store_small:,}"
+    return [Figure(backend, f"hybrid digest, {compared}", in_large, in_small, 1.2, f"{sizes.store_small:,} store")]
 
 
 async def backend_figures(backend: str, new_database: NewDatabase, *, sizes: Sizes) -> list[Figure]:

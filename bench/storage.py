@@ -30,7 +30,8 @@ import asyncio
 import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -289,15 +290,34 @@ def _list_statement(scopes: tuple[str, ...]) -> Any:
     return select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes))
 
 
+@asynccontextmanager
+async def two_stores(
+    new_database: Callable[[str], Awaitable[str]],
+    small: int,
+    large: int,
+    per_actor: int,
+    *,
+    embedder: str | None = None,
+) -> AsyncIterator[tuple[AsyncEngine, AsyncEngine]]:
+    """A store of `small` memories and one of `large`, `per_actor` for each of the actors `a0`, `a1`, …
+    (with vectors of `embedder`, when named), loaded and opened; the engines are disposed after."""
+    engines = []
+    for name, stored in (("store_small", small), ("store_large", large)):
+        url = await new_database(name)
+        await load(
+            url, [MemorySpec(f"actor:a{n}", per_actor, f"a{n}") for n in range(stored // per_actor)], embedder=embedder
+        )
+        engines.append(open_engine(url))
+    try:
+        yield engines[0], engines[1]
+    finally:
+        for engine in engines:
+            await engine.dispose()
+
+
 async def store_figures(backend: str, new_database: Callable[[str], Awaitable[str]], sizes: Sizes) -> list[Figure]:
     """Actor `a0`'s list and search digests in a small and a large store of `per_actor` memories each."""
-    urls = []
-    for name, stored in (("store_small", sizes.store_small), ("store_large", sizes.store_large)):
-        url = await new_database(name)
-        await load(url, [MemorySpec(f"actor:a{n}", sizes.per_actor, f"a{n}") for n in range(stored // sizes.per_actor)])
-        urls.append(url)
-    engines = [open_engine(url) for url in urls]
-    try:
+    async with two_stores(new_database, sizes.store_small, sizes.store_large, sizes.per_actor) as engines:
         small, large = (MemoryConfig(provider=SqlMemoryProvider(engine), max_memories=20) for engine in engines)
         ctx = ScopeContext(actor=Actor("a0", "t0"))
         query = query_text(2)
@@ -312,9 +332,6 @@ async def store_figures(backend: str, new_database: Callable[[str], Awaitable[st
             lambda: memory_for_turn(large, ctx, run_id=None, query=query),
             lambda: memory_for_turn(small, ctx, run_id=None, query=query),
         )
-    finally:
-        for engine in engines:
-            await engine.dispose()
     note = ""
     if walked[0] is not None and walked[1] is not None:
         note = (
