@@ -16,6 +16,7 @@ from store.domain.administration import (
     LeftOut,
     PinBudget,
     entries_left_out,
+    may_preview_person,
     pin_budget,
     preview_audit_scopes,
 )
@@ -23,7 +24,7 @@ from store.domain.authority import memory_write_verdict
 from store.domain.block import build_memory_block
 from store.domain.codec import record_to_json
 from store.domain.remember import check_memory_input
-from store.domain.scopes import normalise_scopes, own_scope
+from store.domain.scopes import GLOBAL_SCOPE, normalise_scopes, own_scope
 from store.domain.types import Actor, MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
 from store.memory import MemoryConfig, memories_on_file, prepare_write, select_for_turn
 from store.persistence import (
@@ -45,6 +46,7 @@ __all__ = (
     "Erasable",
     "Erasure",
     "Preview",
+    "PreviewRefusal",
     "Stores",
 )
 
@@ -52,6 +54,10 @@ NOT_ADMINISTERED = "There is no shared memory with that id among the scopes you 
 Status = Literal["done", "refused", "not_found", "invalid"]
 PEOPLE_SHOWN = 200
 """How many people the people page lists at once; anyone else is found by id."""
+PreviewRefusal = Literal["forbidden", "unknown"]
+"""Why a preview was not shown: the viewer may not preview at all, or nobody by that id is known
+among the people they may preview (the same answer whether the id was never seen or belongs to a
+person of another organisation)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,22 +77,13 @@ class AdminOutcome:
 
 @dataclass(frozen=True, slots=True)
 class Preview:
-    """Exactly what the model would be given for an actor and a turn text, and what it would not."""
+    """Exactly what the model would be given for a person and a turn text, and what it would not."""
 
     actor: Actor
+    """The person as OnFile knows them: their organisation and roles as last seen."""
     digest: MemoryDigest
     block: str
     left_out: tuple[LeftOut, ...]
-    seen: bool
-    """Whether the actor's id is among the people seen most recently (at login or in an agent call)."""
-    own_on_file: int
-    """How many memories are held at the actor's own scope, in the block or not."""
-
-    @property
-    def unknown(self) -> bool:
-        """Nobody by this id has been seen, and nothing is on file of their own: most likely not the id
-        meant (ids are compared exactly: "Ada" is not "ada"), and the preview shows a stranger's prompt."""
-        return not self.seen and self.own_on_file == 0
 
     @property
     def chars(self) -> int:
@@ -138,6 +135,8 @@ class Administration:
         audit: AuditTrail,
         people: KnownPeople,
         stores: Stores | None = None,
+        *,
+        support_everywhere: bool = False,
     ) -> None:
         self._config = config
         self._provider = provider
@@ -145,6 +144,7 @@ class Administration:
         self._audit = audit
         self._people = people
         self._stores = stores
+        self._support_everywhere = support_everywhere
 
     async def resolved_scopes(self, actor: Actor) -> tuple[str, ...]:
         return normalise_scopes(await self._config.scopes.resolve(ScopeContext(actor=actor)))
@@ -292,25 +292,41 @@ class Administration:
         )
         return AdminOutcome("done", record=record)
 
-    async def preview(self, viewer: Actor, target: Actor, *, thread_id: str | None, text: str) -> Preview | None:
-        """The block the agent API would return for `target` and `text`, byte for byte, with what was left
-        out and why. Read-only: nothing is written or journaled; the look itself is audited where
-        those who oversee it read (`preview_audit_scopes`)."""
+    async def preview(
+        self, viewer: Actor, person_id: str, *, thread_id: str | None, text: str
+    ) -> Preview | PreviewRefusal:
+        """The block the agent API would return for the person `person_id` and `text`, byte for byte,
+        with what was left out and why. The person is taken as OnFile knows them (their organisation
+        and roles as last seen), never as a caller describes them, and must be one `viewer` may preview
+        (`may_preview_person`); anyone else is `unknown`, exactly like an id never seen. Read-only:
+        nothing is written or journaled; the look itself is audited where those who oversee it read
+        (`preview_audit_scopes`)."""
         if not await self._gate.may_preview(viewer):
-            return None
-        ctx = ScopeContext(actor=target, thread_id=thread_id)
+            return "forbidden"
+        person = await self._people.find(person_id)
+        if person is None or not may_preview_person(viewer, person, all_organisations=self._support_everywhere):
+            return "unknown"
+        ctx = ScopeContext(actor=person, thread_id=thread_id)
         digest, candidates = await select_for_turn(self._config, ctx, text)
         block = build_memory_block(digest, writable=self._config.writable)
         everything = await memories_on_file(self._config, ctx)
         left_out = tuple(entries_left_out(everything, digest, candidates))
-        own = own_scope(target)
-        own_on_file = sum(s == own for e in everything.entries for s in (e.scope, *(o.scope for o in e.overrides)))
-        seen = await self._people.find(target.id) is not None
-        looked_at = {"actor": {"id": target.id, "tenantRef": target.tenant_ref, "roles": list(target.roles)}}
+        looked_at = {"actor": {"id": person.id, "tenantRef": person.tenant_ref, "roles": list(person.roles)}}
         async with self._provider.together():
-            for scope in preview_audit_scopes(target):
+            for scope in preview_audit_scopes(viewer, person):
                 await self._audit.append(who=viewer.id, action="preview", scope=scope, key=None, after=looked_at)
-        return Preview(target, digest, block, left_out, seen=seen, own_on_file=own_on_file)
+        return Preview(person, digest, block, left_out)
+
+    async def people_to_preview(self, viewer: Actor, *, limit: int = PEOPLE_SHOWN) -> list[Actor]:
+        """The people `viewer` may preview, most recently seen first: those of their own organisation,
+        or everyone when support answers for every organisation; nobody for someone not in support."""
+        if not await self._gate.may_preview(viewer):
+            return []
+        if self._support_everywhere:
+            return await self._people.of_organisations((), everyone=True, limit=limit)
+        if viewer.tenant_ref is None:
+            return []
+        return await self._people.of_organisations([viewer.tenant_ref], limit=limit)
 
     async def may_erase(self, actor: Actor, person: Actor) -> bool:
         """A tenant administrator of the person's organisation, or a global administrator."""
@@ -374,12 +390,39 @@ class Administration:
         )
         return erasure
 
+    async def signed_in(self, person: Actor) -> None:
+        """Note a person who signed in, with the organisation their identity provider states: the one
+        way besides `move_person` that a person changes organisation, audited at both."""
+        known = await self._people.find(person.id)
+        async with self._provider.together():
+            await self._people.note(person, signed_in=True)
+            if known is not None and known.tenant_ref != person.tenant_ref:
+                await self._audit_move(person.id, person.id, known.tenant_ref, person.tenant_ref, by="sign-in")
+
+    async def move_person(self, by: str, person_id: str, tenant_ref: str | None) -> Actor | None:
+        """Record the person `person_id` in the organisation `tenant_ref` (None: none), audited as done by
+        `by` at the organisation they leave and the one they join; the person as they now are, or None
+        when nobody by that id is known. Their own memories go with them; memories their former
+        organisation shared stop applying to them. For a deployment's operators (`onfile people move`)."""
+        known = await self._people.find(person_id)
+        if known is None:
+            return None
+        moved = Actor(id=known.id, tenant_ref=tenant_ref, roles=known.roles)
+        if known.tenant_ref != tenant_ref:
+            async with self._provider.together():
+                await self._people.note(moved, signed_in=True)
+                await self._audit_move(by, person_id, known.tenant_ref, tenant_ref, by="operator")
+        return moved
+
+    async def _audit_move(self, who: str, person: str, left: str | None, joined: str | None, *, by: str) -> None:
+        after = {"person": person, "from": left, "to": joined, "by": by}
+        for tenant in dict.fromkeys((left, joined)):
+            scope = f"tenant:{tenant}" if tenant is not None else GLOBAL_SCOPE
+            await self._audit.append(who=who, action="move", scope=scope, key=None, after=after)
+
     async def audit_entries(self, actor: Actor, *, limit: int | None = None) -> list[AuditEntry]:
         """The trail of the scopes the actor administers, newest first."""
         return await self._audit.at_scopes(await self.administered_scopes(actor), limit=limit)
-
-    async def people_seen(self) -> list[Actor]:
-        return await self._people.recent()
 
     async def _refusal(self, actor: Actor, scope: str) -> str | None:
         """Why `actor` may not act at `scope` here, or None. The write verdict decides, and the elevated

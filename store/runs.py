@@ -27,6 +27,7 @@ __all__ = (
     "Journal",
     "MemoryRuns",
     "PeopleSeen",
+    "PersonInAnotherOrganisationError",
     "RecordedRun",
     "RememberCallMismatchError",
     "RunActorMismatchError",
@@ -74,6 +75,8 @@ class RunRegistry(Protocol):
 class PeopleSeen(Protocol):
     async def note(self, actor: Actor) -> None: ...
 
+    async def find(self, person: str) -> Actor | None: ...
+
 
 class RunNotStartedError(LookupError):
     """`remember` for a run whose digest was never resolved."""
@@ -87,6 +90,25 @@ class RunActorMismatchError(ValueError):
 
     def __init__(self, run_id: str, recorded: str, asked: str) -> None:
         super().__init__(f"Run {run_id} was resolved for actor {recorded}, not {asked}.")
+
+
+class PersonInAnotherOrganisationError(ValueError):
+    """A new run names a person OnFile knows in another organisation than the call says. An agent call
+    never moves a person: that is their sign-in's say (the identity provider's claim) or an audited
+    administrator's act, so the run is refused and nothing is resolved, journaled or noted."""
+
+    def __init__(self, person: str, known: str | None, asked: str | None) -> None:
+        def named(tenant: str | None) -> str:
+            return f"organisation {tenant}" if tenant is not None else "no organisation"
+
+        super().__init__(
+            f"{person} is known in {named(known)}, but this call names {named(asked)}: an agent call cannot move "
+            "a person between organisations, so nothing was resolved or written. Send the organisation OnFile "
+            "knows; a real move is made by the person signing in, or by an administrator (onfile people move)."
+        )
+        self.person = person
+        self.known = known
+        self.asked = asked
 
 
 class RememberCallMismatchError(ValueError):
@@ -227,9 +249,14 @@ class MemoryRuns:
         A replay is one journal read, decoded once. A new run resolves outside any transaction (the
         search may be slow), then stores the checkpoint, registers the run with its thread and notes the
         person in ONE write transaction — or, when a racer stored first, takes the racer's checkpoint
-        and writes nothing."""
+        and writes nothing. A new run naming a person known in another organisation is
+        `PersonInAnotherOrganisationError`, before anything is resolved."""
         stored = await self._journal.stored_json(run_id, DIGEST_POSITION)
         if stored is None:
+            if self._people is not None:
+                known = await self._people.find(actor.id)
+                if known is not None and known.tenant_ref != actor.tenant_ref:
+                    raise PersonInAnotherOrganisationError(actor.id, known.tenant_ref, actor.tenant_ref)
             recorded, resolved = await self._resolve(run_id, actor, thread_id, text)
 
             async def alongside() -> None:

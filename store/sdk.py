@@ -31,6 +31,7 @@ from store.embedding import DEFAULT_EMBEDDER, Embedder
 from store.memory import MemoryConfig, WriteOutcome
 from store.persistence import (
     ConversationRegistry,
+    KnownPeople,
     RunJournal,
     RunPrunedError,
     RunsOnAnotherThreadError,
@@ -38,7 +39,14 @@ from store.persistence import (
     open_engine,
     upgrade_engine,
 )
-from store.runs import MemoryRuns, RememberCallMismatchError, RunActorMismatchError, RunMemory, RunNotStartedError
+from store.runs import (
+    MemoryRuns,
+    PersonInAnotherOrganisationError,
+    RememberCallMismatchError,
+    RunActorMismatchError,
+    RunMemory,
+    RunNotStartedError,
+)
 
 __all__ = ("OnFile", "OnFileClient", "OnFileError", "Run")
 
@@ -130,7 +138,8 @@ class OnFile:
             max_fact_chars=max_fact_chars,
         )
         registry = ConversationRegistry(engine)
-        return cls(MemoryRuns(config, RunJournal(engine), registry), registry, engine.dispose)
+        runs = MemoryRuns(config, RunJournal(engine), registry, KnownPeople(engine))
+        return cls(runs, registry, engine.dispose)
 
     async def close(self) -> None:
         await self._close()
@@ -146,7 +155,7 @@ class OnFile:
         _check_ids(run_id=run_id, thread_id=thread_id, actor=actor)
         try:
             recorded = await self._runs.begin(run_id, actor=actor, thread_id=thread_id, text=text)
-        except RunActorMismatchError as error:
+        except (RunActorMismatchError, PersonInAnotherOrganisationError) as error:
             raise OnFileError(str(error), status=409) from None
         except RunPrunedError as error:
             raise OnFileError(str(error), status=410) from None

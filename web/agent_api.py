@@ -6,7 +6,6 @@ no browser credential is accepted. The runtime asserts the actor it runs for.
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -24,8 +23,15 @@ from store import Actor, MemoryDigest
 from store.domain.codec import digest_to_json, record_to_json
 from store.domain.identifiers import MAX_ID_CHARS, id_problem
 from store.persistence import RunPrunedError, RunsOnAnotherThreadError
-from store.runs import RecordedRun, RememberCallMismatchError, RunActorMismatchError, RunNotStartedError
+from store.runs import (
+    PersonInAnotherOrganisationError,
+    RecordedRun,
+    RememberCallMismatchError,
+    RunActorMismatchError,
+    RunNotStartedError,
+)
 from web.api_errors import JSON_API_EXCEPTIONS, TOO_LARGE
+from web.security import bearer_presented
 from web.services import Services
 
 __all__ = ("DigestIn", "DigestOut", "ProblemOut", "RecordOut", "agent_router", "bearer_scheme", "digest_out")
@@ -173,12 +179,7 @@ def bearer_middleware(app: ASGIApp) -> ASGIApp:
 
 def _check_bearer(scope: Scope) -> None:
     services: Services = scope["litestar_app"].state.services
-    header = next((value for name, value in scope["headers"] if name == b"authorization"), b"")
-    scheme, _space, presented = header.decode("latin-1").partition(" ")
-    matched = False
-    for token in services.settings.agent_token_list:
-        matched |= hmac.compare_digest(presented.strip().encode(), token.encode())
-    if scheme.lower() != "bearer" or not presented or not matched:
+    if not bearer_presented(scope["headers"], services.settings.agent_token_list):
         raise NotAuthorizedException(
             detail="Agent calls need an Authorization: Bearer header with one of ONFILE_AGENT_TOKENS.",
             headers={"WWW-Authenticate": 'Bearer realm="onfile-agent"'},
@@ -275,7 +276,12 @@ _REFUSALS = {
     ),
     413: _refusal("The body is larger than OnFile accepts", TOO_LARGE),
 }
-_CONFLICT = _refusal("Another actor's run", "Run run_42 was resolved for actor u1, not u2.")
+_CONFLICT = _refusal(
+    "Another actor's run, or a person known in another organisation",
+    "u1 is known in organisation berlin, but this call names organisation hamburg: an agent call cannot move a "
+    "person between organisations, so nothing was resolved or written. Send the organisation OnFile knows; a "
+    "real move is made by the person signing in, or by an administrator (onfile people move).",
+)
 _CALL_CONFLICT = _refusal(
     "No digest recorded for the run yet, or the callId was used with another key or fact",
     "Call call_1 of run run_42 was already carried out with another key or fact; nothing was written. Give each "
@@ -347,7 +353,9 @@ DIGEST_EXAMPLE = {
         "ceiling; otherwise ranked by the turn text's words and meaning), renders the block and records it all "
         "as the run's memory:digest checkpoint, and registers the run with its thread. Every later call "
         "for the run returns the recorded digest and the byte-identical block. A later call naming a different "
-        "actor is refused with 409."
+        "actor is refused with 409, and so is a new run naming a person OnFile knows in another organisation "
+        "than `actor.tenantRef` says (nothing is resolved, journaled or changed: a person changes organisation "
+        "only by signing in, or by an operator's `onfile people move`)."
     ),
     status_code=200,
     responses={200: _DIGEST_ANSWER, **_REFUSALS, 409: _CONFLICT, 410: _GONE},
@@ -364,7 +372,7 @@ async def run_digest(
     actor = Actor(id=data.actor.id, tenant_ref=data.actor.tenant_ref, roles=tuple(data.actor.roles))
     try:
         run = await services.runs.begin_recorded(run_id, actor=actor, thread_id=data.thread_id, text=data.text)
-    except RunActorMismatchError as error:
+    except (RunActorMismatchError, PersonInAnotherOrganisationError) as error:
         return _problem(error, 409)
     except RunPrunedError as error:
         return _problem(error, 410)

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import StrictUndefined
-from litestar import Litestar, Request, Response, get
+from litestar import Litestar, MediaType, Request, Response, get
 from litestar.datastructures import State
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import NotFoundException
@@ -50,7 +50,13 @@ from web.pages.memories import (
 )
 from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
 from web.readback import delete_memory, list_memories
-from web.security import SecurityHeadersMiddleware, csrf_refused, refuse_control_characters, security_headers
+from web.security import (
+    SecurityHeadersMiddleware,
+    bearer_presented,
+    csrf_refused,
+    refuse_control_characters,
+    security_headers,
+)
 from web.services import Services, open_services
 from web.settings import Settings
 from web.support.preview import preview_api, preview_page, show_preview
@@ -61,6 +67,7 @@ __all__ = ("PROJECT_ROOT", "create_app")
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 PRUNE_EVERY = timedelta(minutes=15)
+OPERATOR_CHALLENGE = 'Bearer realm="onfile-operator"'
 
 
 @get("/healthz", name="healthz", include_in_schema=False)
@@ -72,6 +79,15 @@ async def healthz() -> dict[str, str]:
 async def metrics(services: NamedDependency[Services]) -> str:
     """Memory's diagnostics as Prometheus counters (this process's): never a key or a fact."""
     return services.metrics.render()
+
+
+def operators_only(request: Request[Any, Any, State], settings: Settings) -> bool:
+    """Whether `request` is for what `ONFILE_OPERATOR_TOKENS` closes (the metrics and the API document)
+    and lacks one of those tokens. Open to everyone while no token is set."""
+    tokens = settings.operator_token_list
+    path = request.url.path
+    closed = path == "/metrics" or path == SCHEMA_PATH or path.startswith(f"{SCHEMA_PATH}/")
+    return bool(tokens) and closed and not bearer_presented(request.scope["headers"], tokens)
 
 
 def create_app(settings: Settings, *, services: Services | None = None) -> Litestar:
@@ -109,6 +125,13 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
 
     async def before_request(request: Request[Any, Any, State]) -> Response[Any] | None:
         refuse_control_characters(request)
+        if operators_only(request, settings):
+            reason = (
+                f"{request.url.path} is for this server's operators: present one of ONFILE_OPERATOR_TOKENS as "
+                "Authorization: Bearer <token>."
+            )
+            challenge = {"WWW-Authenticate": OPERATOR_CHALLENGE}
+            return Response({"error": reason}, status_code=401, headers=challenge, media_type=MediaType.JSON)
         if names_nothing_in_the_schema(request):
             raise NotFoundException
         return csrf_refusal(request) if await csrf_refused(request, settings) else None

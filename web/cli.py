@@ -12,6 +12,8 @@ from typing import TypeVar
 
 import uvicorn
 
+from store import Actor
+from store.domain.identifiers import id_problem
 from store.embedding import EmbedderError
 from store.persistence import DATABASE_URL_VARIABLE, printable_url, upgrade
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
@@ -56,6 +58,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     db_reembed.add_argument("--all", action="store_true", help="rebuild every memory's vector, not only missing ones")
 
+    people = commands.add_parser("people", help="look after the people OnFile knows")
+    people_commands = people.add_subparsers(dest="people_command", required=True)
+    move = people_commands.add_parser(
+        "move",
+        help="record a person in another organisation, audited at both (agents cannot; a sign-in can)",
+    )
+    move.add_argument("person", help="the person's id, exactly as OnFile knows it")
+    where = move.add_mutually_exclusive_group(required=True)
+    where.add_argument("--to", dest="organisation", help="the organisation's reference (its tenant claim)")
+    where.add_argument("--to-none", action="store_true", help="in no organisation")
+    move.add_argument("--by", required=True, help="who is making the move, as the audit trail will name them")
+
     args = parser.parse_args(argv)
     try:
         if args.command == "serve":
@@ -64,17 +78,23 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _demo(args)
         if args.command == "prune":
             return _prune()
+        if args.command == "people":
+            return _move(args.person, None if args.to_none else args.organisation, by=args.by)
         if args.db_command == "reembed":
             return _reembed(everything=args.all)
         return _upgrade(args.database_url)
     except SettingsError as error:
         parser.exit(2, f"onfile: {error}\n")
-    except (DatabaseUnusableError, NoDatabaseError, DemoRefusedError, ReembedStoppedError) as error:
+    except (DatabaseUnusableError, NoDatabaseError, DemoRefusedError, ReembedStoppedError, NoSuchPersonError) as error:
         parser.exit(1, f"onfile: {error}\n")
 
 
 class ReembedStoppedError(Exception):
     """The embedder failed part way through `onfile db reembed` (the batches before it are stored)."""
+
+
+class NoSuchPersonError(Exception):
+    """`onfile people move` names nobody OnFile knows, or is given an id or organisation it would refuse."""
 
 
 class DatabaseUnusableError(Exception):
@@ -154,6 +174,27 @@ def _prune() -> int:
         pruned = asyncio.run(_starting(pruning()))
     hours = settings.journal_retention_hours
     print(f"pruned the journals of {pruned.runs} runs begun over {hours} hours ago, and {pruned.sessions} sessions")
+    return 0
+
+
+def _move(person: str, organisation: str | None, *, by: str) -> int:
+    settings = Settings.load()
+    for name, value in (("the person's id", person), ("the organisation", organisation), ("--by", by)):
+        problem = None if value is None else id_problem(name, value)
+        if problem is not None:
+            raise NoSuchPersonError(problem)
+
+    async def moving() -> Actor | None:
+        async with existing_database(settings) as services:
+            return await services.admin.move_person(by, person, organisation)
+
+    with _database_errors(settings.database_url):
+        moved = asyncio.run(_starting(moving()))
+    if moved is None:
+        msg = f"nobody with the id {person!r} is known: a person is known once they signed in or an agent asked"
+        raise NoSuchPersonError(msg)
+    where = f"organisation {organisation}" if organisation is not None else "no organisation"
+    print(f"{person} is in {where}; the move is in the audit trail of the organisations concerned")
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hmac
 import re
+from collections.abc import Iterable, Sequence
 from urllib.parse import urlsplit
 
 from litestar import Request
@@ -20,6 +21,7 @@ __all__ = (
     "CSRF_FIELD",
     "CSRF_HEADER",
     "SecurityHeadersMiddleware",
+    "bearer_presented",
     "content_security_policy",
     "csrf_refused",
     "refuse_control_characters",
@@ -81,6 +83,17 @@ async def csrf_refused(request: Request[object, object, State], settings: Settin
         presented = (await request.form()).get(CSRF_FIELD)
     expected = csrf_token(settings.secret_key, session_id)
     return not (isinstance(presented, str) and hmac.compare_digest(presented, expected))
+
+
+def bearer_presented(headers: Iterable[tuple[bytes, bytes]], tokens: Sequence[str]) -> bool:
+    """Whether the raw request `headers` carry `Authorization: Bearer <one of tokens>`, compared in
+    constant time against each of them (several at once, for rotation)."""
+    header = next((value for name, value in headers if name == b"authorization"), b"")
+    scheme, _space, presented = header.decode("latin-1").partition(" ")
+    matched = False
+    for token in tokens:
+        matched |= hmac.compare_digest(presented.strip().encode(), token.encode())
+    return scheme.lower() == "bearer" and bool(presented) and matched
 
 
 def refuse_control_characters(request: Request[object, object, State]) -> None:

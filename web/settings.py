@@ -40,6 +40,10 @@ def _doc(text: str) -> dict[str, str]:
     return {"doc": text}
 
 
+def _token_list(tokens: str) -> tuple[str, ...]:
+    return tuple(t.strip() for t in tokens.split(",") if t.strip())
+
+
 @dataclass(frozen=True, slots=True)
 class Settings:
     database_url: str = field(
@@ -117,6 +121,14 @@ class Settings:
             "rotate them. Empty: the agent API refuses every call."
         ),
     )
+    operator_tokens: str = field(
+        default="",
+        metadata=_doc(
+            "Comma-separated bearer tokens that close /metrics and the API document (/schema) to the public: "
+            "when set, both answer only a request presenting one of them (Authorization: Bearer <token>), and "
+            "401 to anyone else. Empty: both are open to whoever reaches the server."
+        ),
+    )
     journal_retention_hours: int = field(
         default=48,
         metadata=_doc(
@@ -147,7 +159,16 @@ class Settings:
         default="onfile-global-admin", metadata=_doc("The role that administers the global scope.")
     )
     support_role: str = field(
-        default="onfile-support", metadata=_doc("The role that may preview the exact prompt block for a person.")
+        default="onfile-support",
+        metadata=_doc("The role that may preview the exact prompt block for a person of their own organisation."),
+    )
+    support_all_tenants: bool = field(
+        default=False,
+        metadata=_doc(
+            "Whether the support role answers for every organisation: true lets support staff preview anyone "
+            "OnFile knows, and each look is then audited at the previewed person's organisation as well as the "
+            "viewer's. Off: support staff see only the people of their own organisation."
+        ),
     )
     max_memories: int = field(default=20, metadata=_doc("How many memories one turn's prompt carries at most."))
     max_fact_chars: int = field(
@@ -216,7 +237,12 @@ class Settings:
     @property
     def agent_token_list(self) -> tuple[str, ...]:
         """The configured agent tokens, blanks dropped."""
-        return tuple(t.strip() for t in self.agent_tokens.split(",") if t.strip())
+        return _token_list(self.agent_tokens)
+
+    @property
+    def operator_token_list(self) -> tuple[str, ...]:
+        """The configured operator tokens, blanks dropped."""
+        return _token_list(self.operator_tokens)
 
     def require_server_settings(self) -> None:
         """What serving the dashboard needs beyond the defaults; raises naming what is missing."""
@@ -231,10 +257,10 @@ class Settings:
         if len(self.secret_key) < 32:
             msg = "ONFILE_SECRET_KEY must be at least 32 characters."
             raise SettingsError(msg)
-        for token in self.agent_token_list:
-            if not all("!" <= character <= "~" for character in token):
+        for name, tokens in (("AGENT_TOKENS", self.agent_token_list), ("OPERATOR_TOKENS", self.operator_token_list)):
+            if not all("!" <= character <= "~" for token in tokens for character in token):
                 # an HTTP header carries ASCII: a token with anything else could never be presented
-                msg = "ONFILE_AGENT_TOKENS: each token must be printable ASCII with no space inside it."
+                msg = f"{PREFIX}{name}: each token must be printable ASCII with no space inside it."
                 raise SettingsError(msg)
 
     @classmethod

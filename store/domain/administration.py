@@ -16,6 +16,7 @@ __all__ = (
     "PinBudget",
     "RoleGate",
     "entries_left_out",
+    "may_preview_person",
     "pin_budget",
     "preview_audit_scopes",
 )
@@ -121,9 +122,25 @@ def entries_left_out(
     ]
 
 
-def preview_audit_scopes(target: Actor) -> tuple[str, ...]:
-    """Where a look at what the model is told about `target` is recorded: always at `global`, so global
-    administrators see every preview whatever the person previewed claims to be, and also at the
-    organisation the person previewed names, for its administrators. Never at a person's own scope,
-    which no administrator reads."""
-    return (GLOBAL_SCOPE, f"tenant:{target.tenant_ref}") if target.tenant_ref else (GLOBAL_SCOPE,)
+def may_preview_person(viewer: Actor, person: Actor, *, all_organisations: bool = False) -> bool:
+    """Whether support staff `viewer` may look at what the model is told about `person`, as OnFile
+    knows them: only someone of the viewer's own organisation, unless the deployment made support
+    staff answer for every organisation (`all_organisations`). Someone of no organisation is nobody's
+    colleague: a viewer without one previews nobody, and nobody previews a person without one, except
+    across organisations."""
+    if all_organisations:
+        return True
+    return viewer.tenant_ref is not None and viewer.tenant_ref == person.tenant_ref
+
+
+def preview_audit_scopes(viewer: Actor, person: Actor) -> tuple[str, ...]:
+    """Where a look by `viewer` at what the model is told about `person` is recorded: always at
+    `global`, so global administrators see every preview; at the organisation OnFile knows the person
+    in, for its administrators; and at the viewer's own organisation when that is another one (support
+    staff answering for every organisation), so theirs see whom their staff looked at. Never at a
+    person's own scope, which no administrator reads."""
+    scopes = [GLOBAL_SCOPE]
+    for tenant in (person.tenant_ref, viewer.tenant_ref):
+        if tenant is not None and f"tenant:{tenant}" not in scopes:
+            scopes.append(f"tenant:{tenant}")
+    return tuple(scopes)

@@ -21,7 +21,7 @@ from store.persistence.types import new_id, utc_now
 
 __all__ = ("AUDIT_ACTIONS", "AuditAction", "AuditEntry", "AuditTrail")
 
-AuditAction = Literal["write", "edit", "delete", "pin", "unpin", "promote", "preview", "erase"]
+AuditAction = Literal["write", "edit", "delete", "pin", "unpin", "promote", "preview", "erase", "move"]
 AUDIT_ACTIONS: tuple[str, ...] = get_args(AuditAction)
 
 trail = table_of(AuditEntryRow)

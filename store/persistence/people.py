@@ -23,7 +23,9 @@ people = table_of(KnownPersonRow)
 _ACTOR_COLUMNS = select(people.c.id, people.c.tenant_ref, people.c.roles)
 
 
-def _note_statement(insert: Any) -> Any:
+def _note_statement(insert: Any, *, moving: bool) -> Any:
+    """The upsert noting a person. Unless `moving`, a person already known in another organisation
+    is left exactly as they were: only their sign-in (or an administrator) moves them."""
     columns = ("id", "tenant_ref", "roles", "last_seen_at")
     statement = insert(people).values({name: bindparam(name) for name in columns})
     return statement.on_conflict_do_update(
@@ -33,12 +35,17 @@ def _note_statement(insert: Any) -> Any:
             "roles": statement.excluded.roles,
             "last_seen_at": statement.excluded.last_seen_at,
         },
+        where=None if moving else people.c.tenant_ref.is_not_distinct_from(statement.excluded.tenant_ref),
     )
 
 
 # Built once, every value a named parameter: a new run notes its person, and building the upsert
 # costs more than running it.
-_NOTE = {"postgresql": _note_statement(postgresql.insert), "sqlite": _note_statement(sqlite.insert)}
+_NOTE = {
+    (dialect, moving): _note_statement(insert, moving=moving)
+    for dialect, insert in (("postgresql", postgresql.insert), ("sqlite", sqlite.insert))
+    for moving in (False, True)
+}
 
 
 class KnownPeople:
@@ -46,8 +53,10 @@ class KnownPeople:
         self._engine = engine
         self._clock = clock
 
-    async def note(self, actor: Actor) -> None:
-        """Remember `actor` as seen now, with their current tenant and roles."""
+    async def note(self, actor: Actor, *, signed_in: bool = False) -> None:
+        """Remember `actor` as seen now, with their current roles. Their organisation is recorded when
+        they are first seen, and changes only when they `signed_in` with another one (their identity
+        provider says so): an agent call naming another organisation changes nothing."""
         values = {
             "id": actor.id,
             "tenant_ref": actor.tenant_ref,
@@ -55,7 +64,8 @@ class KnownPeople:
             "last_seen_at": self._clock(),
         }
         async with writing(self._engine) as connection:
-            await run_statement(connection, _NOTE[connection.dialect.name], values, deferrable=True)
+            statement = _NOTE[connection.dialect.name, signed_in]
+            await run_statement(connection, statement, values, deferrable=True)
 
     async def forget(self, actor_id: str) -> bool:
         """No longer offer `actor_id` (their erasure)."""

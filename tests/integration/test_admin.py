@@ -8,7 +8,7 @@ from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext
-from store.admin import NOT_ADMINISTERED, Administration
+from store.admin import NOT_ADMINISTERED, Administration, Preview
 from store.domain.administration import RoleGate
 from store.persistence import AuditTrail, ConversationRegistry, KnownPeople, RunJournal, SqlMemoryProvider
 from store.runs import MemoryRuns
@@ -211,11 +211,13 @@ async def test_the_preview_is_the_agents_block_read_only_and_audited(
     config = MemoryConfig(provider=provider, max_memories=3)
     runs = MemoryRuns(config, RunJournal(engine), ConversationRegistry(engine))
 
-    preview = await admin.preview(SAM, ADA, thread_id="thr_9", text="how do I label a pallet?")
+    await KnownPeople(engine).note(ADA)
+    preview = await admin.preview(SAM, "ada", thread_id="thr_9", text="how do I label a pallet?")
     assert await journal_rows(engine) == 0  # a preview journals nothing
     run = await runs.begin("run_1", actor=ADA, thread_id="thr_9", text="how do I label a pallet?")
 
-    assert preview is not None
+    assert isinstance(preview, Preview)
+    assert preview.actor == ADA
     assert preview.block == run.block
     assert preview.digest == run.digest
     assert preview.chars == len(run.block)
@@ -228,18 +230,79 @@ async def test_the_preview_is_the_agents_block_read_only_and_audited(
     assert (entry.who, entry.action, entry.after["actor"]["id"]) == ("sam", "preview", "ada")
 
 
-async def test_only_support_may_preview(admin: Administration) -> None:
-    assert await admin.preview(LENA, ADA, thread_id=None, text="") is None
+async def test_only_support_may_preview(admin: Administration, engine: AsyncEngine) -> None:
+    await KnownPeople(engine).note(ADA)
+    assert await admin.preview(LENA, "ada", thread_id=None, text="") == "forbidden"
+    assert await admin.people_to_preview(LENA) == []
     assert await admin.may_preview(SAM)
 
 
-async def test_people_seen_are_offered_most_recent_first(engine: AsyncEngine, admin: Administration) -> None:
+async def test_support_previews_the_person_as_known_never_as_described(
+    admin: Administration, engine: AsyncEngine
+) -> None:
     people = KnownPeople(engine)
     await people.note(ADA)
-    await people.note(JONAS)
-    await people.note(Actor("ada", "hamburg", ("staff",)))  # seen again, with changed memberships
+    await people.note(Actor("carl", "hamburg"))
+    await SqlMemoryProvider(engine).add([seeded("note", "hamburg secret", "actor:carl")])
 
-    assert await admin.people_seen() == [Actor("ada", "hamburg", ("staff",)), JONAS]
+    assert await admin.preview(SAM, "carl", thread_id=None, text="") == "unknown"  # another organisation's
+    assert await admin.preview(SAM, "zoe", thread_id=None, text="") == "unknown"  # never seen: the same answer
+    assert await admin.people_to_preview(SAM) == [ADA]
+    assert await admin.people_to_preview(Actor("sol", None, ("onfile-support",))) == []
+    assert await AuditTrail(engine).at_scopes(["global", "tenant:berlin", "tenant:hamburg"]) == []
+
+
+async def test_support_for_every_organisation_is_a_setting_and_audited_at_both(engine: AsyncEngine) -> None:
+    provider = SqlMemoryProvider(engine)
+    everywhere = Administration(
+        MemoryConfig(provider=provider), provider, RoleGate(), AuditTrail(engine), KnownPeople(engine),
+        support_everywhere=True,
+    )  # fmt: skip
+    await KnownPeople(engine).note(Actor("carl", "hamburg"))
+    await KnownPeople(engine).note(ADA)
+
+    preview = await everywhere.preview(SAM, "carl", thread_id=None, text="")
+
+    assert isinstance(preview, Preview)
+    assert preview.actor == Actor("carl", "hamburg")
+    assert [p.id for p in await everywhere.people_to_preview(SAM)] == ["ada", "carl"]
+    for scope in ("global", "tenant:hamburg", "tenant:berlin"):
+        (entry,) = await AuditTrail(engine).at_scopes([scope])
+        assert (entry.who, entry.action, entry.after["actor"]["id"]) == ("sam", "preview", "carl")
+
+
+async def test_a_sign_in_with_another_organisation_moves_the_person_audited_at_both(
+    admin: Administration, engine: AsyncEngine
+) -> None:
+    people = KnownPeople(engine)
+    await admin.signed_in(ADA)
+    await admin.signed_in(ADA)  # the same organisation again: nothing to audit
+    assert await AuditTrail(engine).at_scopes(["global", "tenant:berlin"]) == []
+
+    await admin.signed_in(Actor("ada", "hamburg", ("staff",)))
+
+    assert await people.find("ada") == Actor("ada", "hamburg", ("staff",))
+    for scope in ("tenant:berlin", "tenant:hamburg"):
+        (entry,) = await AuditTrail(engine).at_scopes([scope])
+        assert (entry.action, entry.after) == (
+            "move",
+            {"person": "ada", "from": "berlin", "to": "hamburg", "by": "sign-in"},
+        )
+
+
+async def test_an_operator_moves_a_person_audited_at_both(admin: Administration, engine: AsyncEngine) -> None:
+    people = KnownPeople(engine)
+    await people.note(ADA)
+
+    assert await admin.move_person("ops", "zoe", "hamburg") is None
+    assert await admin.move_person("ops", "ada", "berlin") == ADA  # already there: nothing audited
+    assert await AuditTrail(engine).at_scopes(["global", "tenant:berlin"]) == []
+    moved = await admin.move_person("ops", "ada", None)
+
+    assert moved == Actor("ada", None) == await people.find("ada")
+    for scope in ("tenant:berlin", "global"):
+        (entry,) = await AuditTrail(engine).at_scopes([scope])
+        assert (entry.who, entry.action, entry.after["to"], entry.after["by"]) == ("ops", "move", None, "operator")
 
 
 async def test_nobody_publishes_or_promotes_at_their_own_scope_here(admin: Administration, engine: AsyncEngine) -> None:
@@ -283,13 +346,15 @@ async def test_a_pin_that_was_not_made_is_not_answered_as_done(engine: AsyncEngi
     assert [e.action for e in await admin.audit_entries(LENA)] == ["write"]
 
 
-async def test_every_preview_is_audited_where_a_global_administrator_reads_it(admin: Administration) -> None:
-    for target in (Actor("ada"), Actor("ada", "nowhere"), ADA):
-        assert await admin.preview(SAM, target, thread_id=None, text="") is not None
+async def test_every_preview_is_audited_where_a_global_administrator_reads_it(
+    admin: Administration, engine: AsyncEngine
+) -> None:
+    await KnownPeople(engine).note(ADA)
+    for person in ("ada", "ada"):
+        assert isinstance(await admin.preview(SAM, person, thread_id=None, text=""), Preview)
 
     assert [(e.action, e.after["actor"]["tenantRef"]) for e in await admin.audit_entries(GIL)] == [
         ("preview", "berlin"),
-        ("preview", "nowhere"),
-        ("preview", None),
+        ("preview", "berlin"),
     ]
-    assert [e.after["actor"]["tenantRef"] for e in await admin.audit_entries(LENA)] == ["berlin"]
+    assert [e.after["actor"]["id"] for e in await admin.audit_entries(LENA)] == ["ada", "ada"]

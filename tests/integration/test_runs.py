@@ -12,7 +12,13 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from store import Actor, MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext
 from store.diagnostics import Diagnostics
 from store.persistence import ConversationRegistry, KnownPeople, Origin, RunJournal, SqlMemoryProvider
-from store.runs import MemoryRuns, RememberCallMismatchError, RunActorMismatchError, RunNotStartedError
+from store.runs import (
+    MemoryRuns,
+    PersonInAnotherOrganisationError,
+    RememberCallMismatchError,
+    RunActorMismatchError,
+    RunNotStartedError,
+)
 from tests.builders import T0
 
 ADA = Actor(id="ada", tenant_ref="berlin")
@@ -236,3 +242,34 @@ async def test_a_racer_that_lost_takes_the_stored_digest_and_registers_nothing(e
     assert [p.id for p in await people.recent()] == ["ada"]  # bob's call wrote nothing
     assert await registry.erase_actor("bob") == 0  # no thread of bob's either
     assert await registry.erase_actor("ada") == 2  # ada's run and thread
+
+
+async def test_an_agent_call_cannot_move_a_person_between_organisations(engine: AsyncEngine) -> None:
+    provider = SqlMemoryProvider(engine)
+    people = KnownPeople(engine)
+    runs = MemoryRuns(MemoryConfig(provider=provider), RunJournal(engine), ConversationRegistry(engine), people)
+    await provider.add(
+        [policy("depot", "berlin's secret depot code"), policy("dock", "hamburg dock", "tenant:hamburg")]
+    )
+    await runs.begin("run_1", actor=ADA, thread_id="thr_1", text="depot")
+
+    for asked in (Actor("ada", "hamburg"), Actor("ada")):
+        with pytest.raises(PersonInAnotherOrganisationError, match="ada is known in organisation berlin"):
+            await runs.begin(f"run_{asked.tenant_ref}", actor=asked, thread_id="thr_2", text="dock")
+
+    assert await people.find("ada") == ADA
+    assert await RunJournal(engine).stored_json("run_hamburg", "memory:digest") is None
+    assert await RunJournal(engine).stored_json("run_None", "memory:digest") is None
+    again = await runs.begin("run_3", actor=Actor("ada", "berlin", ("staff",)), thread_id="thr_1", text="")
+    assert again.digest.scopes == ("actor:ada", "tenant:berlin", "global")  # the same organisation goes on
+
+
+async def test_a_note_from_an_agent_never_moves_a_person_even_when_it_races_past_the_check(engine: AsyncEngine) -> None:
+    people = KnownPeople(engine)
+    await people.note(ADA)
+
+    await people.note(Actor("ada", "hamburg", ("staff",)))
+
+    assert await people.find("ada") == ADA
+    await people.note(Actor("ada", "hamburg", ("staff",)), signed_in=True)
+    assert await people.find("ada") == Actor("ada", "hamburg", ("staff",))

@@ -15,7 +15,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from store import Actor
-from tests.properties.world import SCOPE_POOL, World
+from tests.properties.world import PERSON_IDS, SCOPE_POOL, World
 from tests.web.conftest import AGENT_TOKEN, SECRET
 from web.app import create_app
 from web.auth.oidc import Person
@@ -56,10 +56,15 @@ async def world_client(world_settings: Settings, world_services: Services) -> As
 
 
 async def reseed(services: Services, world: World) -> None:
-    """The store holds exactly the world's records."""
+    """The store holds exactly the world's records, and knows exactly the world's people, each in
+    their own organisation."""
     for scope in SCOPE_POOL:
         await services.provider.retire_scope(scope)
     await services.provider.add(world.records)
+    for person_id in PERSON_IDS:
+        await services.people.forget(person_id)
+    for person in world.people:
+        await services.people.note(person, signed_in=True)
 
 
 async def log_in(services: Services, client: AsyncTestClient[Litestar], actor: Actor) -> str:

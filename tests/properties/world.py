@@ -29,6 +29,7 @@ __all__ = (
     "ADMIN_ROLE",
     "GLOBAL_ADMIN_ROLE",
     "LONG_RUN",
+    "PERSON_IDS",
     "SCOPE_POOL",
     "SUPPORT_ROLE",
     "DepotResolver",

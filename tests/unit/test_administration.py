@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from store import Actor, resolve_digest
-from store.domain.administration import AdminGate, RoleGate, entries_left_out, pin_budget, preview_audit_scopes
+from store.domain.administration import (
+    AdminGate,
+    RoleGate,
+    entries_left_out,
+    may_preview_person,
+    pin_budget,
+    preview_audit_scopes,
+)
 from tests.builders import SCOPES, make_record
 
 GATE = RoleGate()
@@ -79,15 +86,38 @@ def test_left_out_entries_are_explained_by_budget_or_relevance() -> None:
     assert "block was full" in entries_left_out(everything, listed, None)[0].explanation
 
 
+SUPPORT_BERLIN = Actor("sam", "berlin", ("onfile-support",))
+
+
 @pytest.mark.parametrize(
-    ("target", "scopes"),
+    ("viewer", "person", "all_organisations", "may"),
     [
-        (Actor("ada", "berlin"), ("global", "tenant:berlin")),
-        (Actor("ada"), ("global",)),
-        (Actor("ada", "nowhere", ("onfile-admin",)), ("global", "tenant:nowhere")),
+        (SUPPORT_BERLIN, Actor("ada", "berlin"), False, True),
+        (SUPPORT_BERLIN, Actor("carl", "hamburg"), False, False),
+        (SUPPORT_BERLIN, Actor("nobody"), False, False),
+        (Actor("sam", None, ("onfile-support",)), Actor("nobody"), False, False),
+        (Actor("sam", None, ("onfile-support",)), Actor("ada", "berlin"), False, False),
+        (SUPPORT_BERLIN, Actor("carl", "hamburg"), True, True),
+        (Actor("sam", None, ("onfile-support",)), Actor("nobody"), True, True),
+    ],
+)
+def test_support_previews_only_people_of_its_own_organisation_unless_told_every_one(
+    viewer: Actor, person: Actor, all_organisations: bool, may: bool
+) -> None:
+    assert may_preview_person(viewer, person, all_organisations=all_organisations) is may
+
+
+@pytest.mark.parametrize(
+    ("viewer", "person", "scopes"),
+    [
+        (SUPPORT_BERLIN, Actor("ada", "berlin"), ("global", "tenant:berlin")),
+        (Actor("sam"), Actor("ada"), ("global",)),
+        (Actor("sam"), Actor("ada", "nowhere", ("onfile-admin",)), ("global", "tenant:nowhere")),
+        (SUPPORT_BERLIN, Actor("carl", "hamburg"), ("global", "tenant:hamburg", "tenant:berlin")),
+        (SUPPORT_BERLIN, Actor("nobody"), ("global", "tenant:berlin")),
     ],
 )
 def test_a_preview_is_recorded_where_someone_who_oversees_it_reads_never_at_the_persons_own_scope(
-    target: Actor, scopes: tuple[str, ...]
+    viewer: Actor, person: Actor, scopes: tuple[str, ...]
 ) -> None:
-    assert preview_audit_scopes(target) == scopes
+    assert preview_audit_scopes(viewer, person) == scopes

@@ -10,7 +10,7 @@ import json
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from store import MemoryOrigin, ScopeContext
+from store import Actor, MemoryOrigin, ScopeContext
 from tests.web.admin_builders import ADA, GIL, JONAS, LENA, SAM, tree
 from tests.web.conftest import LoginAs
 from tests.web.html_tree import Element
@@ -47,8 +47,9 @@ async def every_act(client: AsyncTestClient[Litestar], services: Services, login
     await client.post(f"/admin/facts/{memory_id}/pin", data={"csrf_token": token, "pinned": "false"})
     await client.post(f"/admin/facts/{memory_id}/delete", data={"csrf_token": token})
     await client.post(f"/memories/{note.id}/promote", data={"csrf_token": token, "scope": "tenant:berlin"})
+    await services.people.note(ADA)  # seen in an agent's call
     token = await login_as(SAM)
-    await client.post("/support/preview/show", data={"csrf_token": token, "actor_id": "ada", "tenant_ref": "berlin"})
+    await client.post("/support/preview/show", data={"csrf_token": token, "actor_id": "ada"})
 
 
 async def test_every_act_is_in_the_trail_newest_first_with_before_and_after(
@@ -218,14 +219,18 @@ async def test_an_erasure_is_shown_with_what_it_removed(
     assert row.one("span", {"class": "action action-erase"}).text == "Erased a person"
 
 
-async def test_a_preview_of_anyone_reaches_a_global_administrators_trail(
+async def test_a_preview_reaches_the_trail_of_the_persons_own_organisation_whatever_the_call_claims(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
+    await services.people.note(ADA)
+    await services.people.note(Actor("carl", "hamburg"))
     token = await login_as(SAM)
     headers = {"X-CSRF-Token": token}
-    for actor in ({"id": "ada"}, {"id": "ada", "tenantRef": "nowhere"}, {"id": "ada", "tenantRef": "berlin"}):
+    for actor in ({"id": "ada"}, {"id": "ada", "tenantRef": "nowhere"}, {"id": "ada", "tenantRef": "hamburg"}):
         previewed = await client.post("/support/preview", json={"actor": actor, "text": ""}, headers=headers)
         assert previewed.status_code == 200
+    refused = await client.post("/support/preview", json={"actor": {"id": "carl"}, "text": ""}, headers=headers)
+    assert refused.status_code == 404  # another organisation's: unknown, and no look to record
 
     await login_as(GIL)
     seen_globally = tree(await client.get("/admin/audit"))
@@ -233,5 +238,5 @@ async def test_a_preview_of_anyone_reaches_a_global_administrators_trail(
     seen_in_berlin = tree(await client.get("/admin/audit"))
 
     assert rows(seen_globally) == [("preview", "sam", "")] * 3
-    assert rows(seen_in_berlin) == [("preview", "sam", "")]
-    assert await services.audit.at_scopes(["actor:ada"]) == []
+    assert rows(seen_in_berlin) == [("preview", "sam", "")] * 3
+    assert await services.audit.at_scopes(["actor:ada", "tenant:hamburg", "tenant:nowhere"]) == []

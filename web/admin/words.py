@@ -23,6 +23,7 @@ _ACTIONS = {
     "promote": "Promoted",
     "preview": "Previewed a prompt",
     "erase": "Erased a person",
+    "move": "Moved a person between organisations",
 }
 
 

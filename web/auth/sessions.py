@@ -49,7 +49,7 @@ async def start_session(services: Services, person: Person, previous_session_id:
     if previous_session_id:
         await services.sessions.delete(previous_session_id)
     actor = person.actor
-    await services.people.note(actor)
+    await services.admin.signed_in(actor)
     session = await services.sessions.create(
         {
             "actor": {"id": actor.id, "tenant_ref": actor.tenant_ref, "roles": list(actor.roles)},

@@ -1,7 +1,9 @@
 """The prompt preview: exactly what the assistant would be told about a person for a turn text.
 
-- `GET /support/preview` is the form: a person seen at login or in agent calls, or one typed in (id,
-  organisation, roles), an optional thread id, and the turn text.
+- `GET /support/preview` is the form: a person of the viewer's organisation seen at login or in agent
+  calls, or one typed in by id, an optional thread id, and the turn text. The person's organisation
+  and roles are always the ones OnFile knows, never typed: a support person sees only their own
+  organisation's people (every organisation's only when `ONFILE_SUPPORT_ALL_TENANTS` says so).
 - `POST /support/preview/show` (the form) shows the block, byte for byte, with the scopes, the digest,
   its size, what was left out and why, and a warning when always-on facts were dropped.
 - `POST /support/preview` (JSON) answers in the agent API's digest shape.
@@ -24,7 +26,6 @@ from litestar.params import Body
 from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
-from store import Actor
 from store.domain.identifiers import id_problem
 from web.admin.api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
 from web.admin.area import NO_STORE, area_view, elevation_of, forbidden
@@ -33,9 +34,8 @@ from web.auth.sessions import Viewer
 from web.services import Services
 from web.support.views import FieldProblem, PreviewPage, preview_form, preview_result
 
-__all__ = ("PreviewForm", "preview_api", "preview_page", "show_preview")
+__all__ = ("PreviewForm", "preview_api", "preview_page", "show_preview", "unknown_person")
 
-_MAX_ROLES = 50  # as the agent API takes them
 _TEXT_LIMIT = 100_000
 
 
@@ -43,37 +43,34 @@ _TEXT_LIMIT = 100_000
 class PreviewForm:
     person: str = ""
     actor_id: str = ""
-    tenant_ref: str = ""
-    roles: str = ""
     thread_id: str = ""
     text: str = ""
     csrf_token: str = ""
 
-    def actor(self, people: list[Actor]) -> Actor | FieldProblem:
-        """The person to preview, or what is wrong with the form and in which field. A typed id wins over
-        the list. Ids are held to the agent API's rule (`id_problem`), unstripped: "Ada " is not "Ada",
-        and previewing her would show someone else's prompt under her name."""
-        roles = tuple(r for r in self.roles.replace(",", " ").split() if r)
-        if len(roles) > _MAX_ROLES:
-            return FieldProblem("roles", f"A person has at most {_MAX_ROLES} roles; this form lists {len(roles)}.")
+    def person_id(self) -> str | FieldProblem:
+        """The id of the person to preview, or what is wrong with the form and in which field. A typed id
+        wins over the list. Ids are held to the agent API's rule (`id_problem`), unstripped: "Ada " is
+        not "Ada", and previewing her would show someone else's prompt under her name. Who the person
+        is (their organisation and roles) is what OnFile knows of them, never typed here."""
         if len(self.text) > _TEXT_LIMIT:
             return FieldProblem("text", f"A turn text is at most {_TEXT_LIMIT:,} characters.")
-        checks = [("actor_id", "The id", self.actor_id), ("tenant_ref", "The organisation", self.tenant_ref)]
-        # A role is named by its place, not its text: its text may be what is wrong with it.
-        checks += [("roles", f"Role {n}", role) for n, role in enumerate(roles, start=1)]
-        for field, name, value in checks:
-            problem = id_problem(name, value) if value else None
-            if problem is not None:
-                return FieldProblem(field, problem)
+        problem = id_problem("The id", self.actor_id) if self.actor_id else None
+        if problem is not None:
+            return FieldProblem("actor_id", problem)
         thread_problem = id_problem("The thread id", self.thread_id, in_address=True) if self.thread_id else None
         if thread_problem is not None:
             return FieldProblem("thread_id", thread_problem)
         if self.actor_id:
-            return Actor(id=self.actor_id, tenant_ref=self.tenant_ref or None, roles=roles)
-        if not self.person:
-            return FieldProblem("person", "Choose a person from the list, or type their id.")
-        seen = next((p for p in people if p.id == self.person), None)
-        return seen or FieldProblem("person", "That person is no longer in the list of people seen. Type their id.")
+            return self.actor_id
+        return self.person or FieldProblem("person", "Choose a person from the list, or type their id.")
+
+
+def unknown_person(person_id: str) -> str:
+    """The one answer for an id nobody may preview: never seen, or a person of another organisation."""
+    return (
+        f"No one with the id “{person_id}” is known in your organisation. Ids are compared exactly (“Ada” and "
+        "“ada” are two people); a person is known once they have signed in here or an agent has asked about them."
+    )
 
 
 @get("/support/preview", name="support_preview", include_in_schema=False)
@@ -83,8 +80,9 @@ async def preview_page(
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.may_preview:
         return forbidden(request, viewer, elevation, "preview")
-    people = await services.admin.people_seen()
-    view = PreviewPage(area=area_view(viewer, elevation, "preview"), form=preview_form(people, services.settings))
+    people = await services.admin.people_to_preview(viewer.actor)
+    form = preview_form(people, services.settings, everywhere=services.settings.support_all_tenants)
+    view = PreviewPage(area=area_view(viewer, elevation, "preview"), form=form)
     return Template("support/preview.html", context={"page": view, "area": view.area}, headers=NO_STORE)
 
 
@@ -98,34 +96,34 @@ async def show_preview(
     elevation = await elevation_of(services, viewer.actor)
     if not elevation.may_preview:
         return forbidden(request, viewer, elevation, "preview")
-    people = await services.admin.people_seen()
-    target = data.actor(people)
-    problem = target if isinstance(target, FieldProblem) else None
+    target = data.person_id()
+    result = None
+    status = 400
+    if isinstance(target, FieldProblem):
+        problem: FieldProblem | None = target
+    else:
+        preview = await services.admin.preview(viewer.actor, target, thread_id=data.thread_id or None, text=data.text)
+        if preview == "forbidden":
+            return forbidden(request, viewer, elevation, "preview")
+        if preview == "unknown":
+            problem, status = FieldProblem("actor_id" if data.actor_id else "person", unknown_person(target)), 404
+        else:
+            problem, status = None, 200
+            result = preview_result(preview, services.settings, memory_on=services.settings.memory_enabled)
+    people = await services.admin.people_to_preview(viewer.actor)
     form = preview_form(
         people,
         services.settings,
+        everywhere=services.settings.support_all_tenants,
         person=data.person,
         actor_id=data.actor_id,
-        tenant_ref=data.tenant_ref,
-        roles=data.roles,
         thread_id=data.thread_id,
         text=data.text,
         problem=problem,
     )
     area = area_view(viewer, elevation, "preview")
-    result = None
-    if isinstance(target, Actor):
-        preview = await services.admin.preview(viewer.actor, target, thread_id=data.thread_id or None, text=data.text)
-        if preview is None:
-            return forbidden(request, viewer, elevation, "preview")
-        result = preview_result(preview, services.settings, memory_on=services.settings.memory_enabled)
     view = PreviewPage(area=area, form=form, result=result)
-    return Template(
-        "support/preview.html",
-        context={"page": view, "area": area},
-        status_code=400 if problem else 200,
-        headers=NO_STORE,
-    )
+    return Template("support/preview.html", context={"page": view, "area": area}, status_code=status, headers=NO_STORE)
 
 
 @post(
@@ -135,8 +133,11 @@ async def show_preview(
     description=(
         "The digest and the exact block the agent API would return for this actor, thread and turn text, in the "
         "same shape as `POST /agent/runs/{runId}/digest` — byte-identical block — without journaling a run or "
-        "writing anything. Each preview is audited. Dashboard session with the support role, and the "
-        "X-CSRF-Token header. 403 with the reason for anyone else."
+        "writing anything. The person is taken as OnFile knows them: `actor.id` names them, and their "
+        "organisation and roles are the ones last seen (at their sign-in or in an agent call), whatever "
+        "`actor.tenantRef` and `actor.roles` say. Only people of the caller's own organisation can be previewed; "
+        "anyone else is 404, exactly like an id never seen. Each preview is audited. Dashboard session with "
+        "the support role, and the X-CSRF-Token header. 403 with the reason for anyone else."
     ),
     status_code=200,
     tags=["support"],
@@ -144,6 +145,11 @@ async def show_preview(
     responses={
         400: INVALID,
         401: NO_SESSION,
+        404: ResponseSpec(
+            ProblemOut,
+            description="Nobody by that id is known in the caller's organisation",
+            examples=[Example(value={"error": unknown_person("c2")})],
+        ),
         403: ResponseSpec(
             ProblemOut,
             description="The caller may not preview prompts",
@@ -157,11 +163,12 @@ async def preview_api(
     viewer: NamedDependency[Viewer],
     data: Annotated[DigestIn, Body(examples=[Example(summary="A turn for Ada", value=DIGEST_EXAMPLE)])],
 ) -> Response[DigestOut | ProblemOut]:
-    target = Actor(id=data.actor.id, tenant_ref=data.actor.tenant_ref, roles=tuple(data.actor.roles))
-    preview = await services.admin.preview(viewer.actor, target, thread_id=data.thread_id, text=data.text)
-    if preview is None:
+    preview = await services.admin.preview(viewer.actor, data.actor.id, thread_id=data.thread_id, text=data.text)
+    if preview == "forbidden":
         reason = f"Previewing prompts is for support staff; {viewer.actor.id} may not preview them."
         return Response(ProblemOut(reason), status_code=403)
+    if preview == "unknown":
+        return Response(ProblemOut(unknown_person(data.actor.id)), status_code=404)
     if not services.settings.memory_enabled:
         return Response(DigestOut("off", [], [], 0, 0, False, "", False, []))
     memory = services.memory

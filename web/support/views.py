@@ -41,7 +41,7 @@ class PersonOption:
 @dataclass(frozen=True, slots=True)
 class FieldProblem:
     """What is wrong with the preview form, and the field it is about (`person`, `actor_id`,
-    `tenant_ref`, `roles`, `thread_id` or `text`), where the page shows it."""
+    `thread_id` or `text`), where the page shows it."""
 
     field: str
     message: str
@@ -52,10 +52,10 @@ class PreviewFormView:
     people: tuple[PersonOption, ...]
     person: str
     actor_id: str
-    tenant_ref: str
-    roles: str
     thread_id: str
     text: str
+    everywhere: bool
+    """Whether support answers for every organisation here (the list then holds everyone's people)."""
     error: str
     error_field: str
     """The field the error is shown next to (its `name`), or "" when there is no error."""
@@ -111,9 +111,6 @@ class PreviewResultView:
     """How the entries were chosen, in one sentence."""
     left_out: tuple[LeftOutLine, ...]
     pinned_warning: str
-    unknown_id: str
-    """The id, when nobody by it has been seen and nothing is on file of their own (likely a mistyped id);
-    else empty."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,10 +130,9 @@ def preview_form(
     people: Sequence[Actor],
     settings: Settings,
     *,
+    everywhere: bool = False,
     person: str = "",
     actor_id: str = "",
-    tenant_ref: str = "",
-    roles: str = "",
     thread_id: str = "",
     text: str = "",
     problem: FieldProblem | None = None,
@@ -145,10 +141,9 @@ def preview_form(
         people=tuple(PersonOption(p.id, actor_words(p, settings), p.id == person) for p in people),
         person=person,
         actor_id=actor_id,
-        tenant_ref=tenant_ref,
-        roles=roles,
         thread_id=thread_id,
         text=text,
+        everywhere=everywhere,
         error=problem.message if problem else "",
         error_field=problem.field if problem else "",
     )
@@ -216,5 +211,4 @@ def preview_result(preview: Preview, settings: Settings, *, memory_on: bool) -> 
             if dropped
             else ""
         ),
-        unknown_id=actor.id if preview.unknown else "",
     )
