@@ -151,6 +151,8 @@ async def seed_demo(services: Services) -> None:
         await services.registry.register_run(f"{thread}-run-1", thread, "ada")
     await services.registry.delete_thread("thr_gone")
     await services.registry.register_run("thr_lena_dispatch-run-1", "thr_lena_dispatch", "lena")
+    for person in DEMO_PEOPLE:  # each has talked to the assistant: support may preview them before they sign in
+        await services.people.note(Actor(person.sub, person.tenant, person.roles))
 
 
 class DemoRefusedError(Exception):
