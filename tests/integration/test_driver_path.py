@@ -87,7 +87,7 @@ async def test_an_inline_read_answers_what_the_pooled_path_answers_and_sees_ever
     seen = KnownPeople(engine)
     assert await point_rows(engine, PERSON, {"id": "ada"}) == []
     for tenant in ("berlin", "lyon", None):
-        await seen.note(Actor("ada", tenant, ("staff",)))
+        await seen.note(Actor("ada", tenant, ("staff",)), signed_in=True)
         inline = await point_rows(engine, PERSON, {"id": "ada"})
         async with reading(engine) as connection:
             pooled = await run_statement(connection, PERSON, {"id": "ada"})
