@@ -112,8 +112,8 @@ async def test_an_id_in_a_body_holding_a_control_character_is_a_400_naming_it(
     assert "control character (U+00" in answer.text
 
 
-@pytest.mark.parametrize("field", ["actor_id", "tenant_ref"])
-async def test_the_preview_forms_id_or_organisation_holding_a_control_character_is_a_400(
+@pytest.mark.parametrize("field", ["actor_id", "thread_id"])
+async def test_the_preview_forms_id_or_thread_holding_a_control_character_is_a_400(
     client: AsyncTestClient[Litestar], settings: Settings, field: str
 ) -> None:
     services = await open_services(settings)
@@ -122,7 +122,7 @@ async def test_the_preview_forms_id_or_organisation_holding_a_control_character_
     finally:
         await services.close()
     client.cookies.set(SESSION_COOKIE, session_id)
-    form = {"actor_id": "ada", "tenant_ref": "berlin", "text": "units", "csrf_token": csrf_token(SECRET, session_id)}
+    form = {"actor_id": "ada", "text": "units", "csrf_token": csrf_token(SECRET, session_id)}
 
     answer = await client.post("/support/preview/show", data={**form, field: "a\x00b"})
 
