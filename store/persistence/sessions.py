@@ -1,7 +1,15 @@
-"""Dashboard sessions: an unguessable id, the web layer's data, and an expiry that use extends."""
+"""Dashboard sessions: an unguessable id, the web layer's data, and an expiry that use extends.
+
+Only a SHA-256 digest of each id is stored, so a copy of the database or a backup holds nothing a
+browser could present: the id itself lives in the cookie alone, and every lookup, touch and delete
+digests the id it is given first. (256 random bits need no salt or slow hash: nobody can guess an
+id from its digest.) A row stored under an id rather than its digest matches nothing and goes at
+the expiry sweep.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,9 +28,15 @@ __all__ = ("DashboardSession", "DashboardSessions")
 sessions = table_of(DashboardSessionRow)
 
 
+def _stored(id: str) -> str:
+    """The key a session id is stored under."""
+    return hashlib.sha256(id.encode()).hexdigest()
+
+
 @dataclass(frozen=True, slots=True)
 class DashboardSession:
     id: str
+    """The id as issued (what the cookie holds), never what is stored."""
     data: Any
     created_at: datetime
     last_seen_at: datetime
@@ -46,7 +60,7 @@ class DashboardSessions:
         async with writing(self._engine) as connection:
             await connection.execute(
                 insert(sessions).values(
-                    id=session.id,
+                    id=_stored(session.id),
                     data=data,
                     created_at=session.created_at,
                     last_seen_at=session.last_seen_at,
@@ -59,11 +73,11 @@ class DashboardSessions:
     async def get(self, id: str) -> DashboardSession | None:
         """The live session `id`, or None when there is none or it has expired."""
         statement = select(
-            sessions.c.id, sessions.c.data, sessions.c.created_at, sessions.c.last_seen_at, sessions.c.expires_at
-        ).where(sessions.c.id == id, sessions.c.expires_at > self._clock())
+            sessions.c.data, sessions.c.created_at, sessions.c.last_seen_at, sessions.c.expires_at
+        ).where(sessions.c.id == _stored(id), sessions.c.expires_at > self._clock())
         async with reading(self._engine) as connection:
             row = (await connection.execute(statement)).first()
-        return None if row is None else DashboardSession(*row)
+        return None if row is None else DashboardSession(id, *row)
 
     async def touch(self, id: str, *, ttl: timedelta, data: Any = None) -> bool:
         """Mark a live session seen now and push its expiry to `ttl` from now (replacing its data when
@@ -74,14 +88,14 @@ class DashboardSessions:
             values["data"] = data
         async with writing(self._engine) as connection:
             result = await connection.execute(
-                update(sessions).where(sessions.c.id == id, sessions.c.expires_at > now).values(values)
+                update(sessions).where(sessions.c.id == _stored(id), sessions.c.expires_at > now).values(values)
             )
         return result.rowcount > 0
 
     async def delete(self, id: str) -> bool:
         """End the session `id` (signing out); whether it existed."""
         async with writing(self._engine) as connection:
-            result = await connection.execute(delete(sessions).where(sessions.c.id == id))
+            result = await connection.execute(delete(sessions).where(sessions.c.id == _stored(id)))
         return result.rowcount > 0
 
     async def delete_for_actor(self, actor_id: str) -> int:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
 from datetime import timedelta
 
 import pytest
+from sqlalchemy import insert, select
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.persistence.audit import AuditTrail
 from store.persistence.sessions import DashboardSessions
+from store.persistence.tables import DashboardSessionRow, table_of
 from tests.conftest import Clock
 
 TTL = timedelta(hours=1)
@@ -109,3 +112,32 @@ async def test_session_ids_are_unguessable_and_distinct(engine: AsyncEngine) -> 
     ids = {(await sessions.create({}, ttl=TTL)).id for _ in range(20)}
 
     assert len(ids) == 20
+
+
+async def test_a_session_is_stored_under_a_hash_of_its_id_never_the_id_itself(engine: AsyncEngine) -> None:
+    sessions = DashboardSessions(engine)
+    created = await sessions.create({"actor": "ada"}, ttl=TTL, actor_id="ada")
+
+    async with engine.connect() as connection:
+        stored = (await connection.execute(select(table_of(DashboardSessionRow).c.id))).scalars().all()
+
+    assert stored == [hashlib.sha256(created.id.encode()).hexdigest()]
+    assert await sessions.get(stored[0]) is None, "the stored value is no key to the session"
+    assert not await sessions.touch(stored[0], ttl=TTL)
+    assert not await sessions.delete(stored[0])
+    assert await sessions.get(created.id) == created
+
+
+async def test_a_row_stored_under_a_raw_id_is_never_matched(engine: AsyncEngine, clock: Clock) -> None:
+    sessions = DashboardSessions(engine, clock=clock)
+    raw = "an-id-kept-as-it-was-issued-0123456789abcdef"
+    async with engine.begin() as connection:
+        await connection.execute(
+            insert(table_of(DashboardSessionRow)).values(
+                id=raw, data={}, created_at=clock.now, last_seen_at=clock.now, expires_at=clock.now + TTL
+            )
+        )
+
+    assert await sessions.get(raw) is None
+    clock.advance(hours=2)
+    assert await sessions.delete_expired() == 1

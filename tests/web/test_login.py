@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import html
+import sqlite3
 from collections.abc import AsyncIterator, Iterator
+from contextlib import closing
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -145,6 +147,25 @@ async def test_logout_deletes_the_session_and_ends_it_at_the_provider(
     assert query["id_token_hint"][0].count(".") == 2
     assert await services.sessions.get(session_id) is None
     client.cookies.set(SESSION_COOKIE, session_id)
+    assert (await client.get("/agent/memories")).status_code == 401
+
+
+async def test_the_database_keeps_nothing_a_stolen_copy_could_sign_in_with(
+    client: AsyncTestClient[Litestar], provider: MockProvider, tmp_path: Path
+) -> None:
+    await client.get(local(provider.authorize(await start_login(client), "ada")))
+    cookie = client.cookies[SESSION_COOKIE]
+    database = tmp_path / "login.sqlite3"
+
+    with closing(sqlite3.connect(database)) as copy:
+        rows = copy.execute("SELECT id, data, actor_id FROM dashboard_session").fetchall()
+        copy.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    assert len(rows) == 1
+    assert not any(cookie in str(cell) for cell in rows[0])
+    for file in (database, database.with_name(f"{database.name}-wal")):
+        assert not file.exists() or cookie.encode() not in file.read_bytes()
+    client.cookies.set(SESSION_COOKIE, rows[0][0])  # what a leaked backup would offer
     assert (await client.get("/agent/memories")).status_code == 401
 
 
