@@ -33,6 +33,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from store import Actor
+from web.auth.roles import actor_from_claims
 
 try:  # authlib's OAuth client runs on httpx2 wherever it is installed, and on httpx otherwise
     import httpx2
@@ -248,17 +249,9 @@ class OidcClient:
         return dict(decoded.claims)
 
     def _person(self, claims: Mapping[str, Any], id_token: str) -> Person:
-        tenant = claims.get(self._tenant_claim)
-        roles: list[str] = []
-        for claim in (self._roles_claim, "groups"):
-            value = claims.get(claim)
-            if isinstance(value, str):
-                value = value.split()
-            if isinstance(value, list):
-                roles.extend(str(v) for v in value if str(v) not in roles)
         name = claims.get("name") or claims.get("preferred_username") or claims.get("email") or claims["sub"]
         return Person(
-            actor=Actor(id=str(claims["sub"]), tenant_ref=str(tenant) if tenant else None, roles=tuple(roles)),
+            actor=actor_from_claims(claims, tenant_claim=self._tenant_claim, roles_claim=self._roles_claim),
             name=str(name),
             email=str(claims.get("email") or ""),
             id_token=id_token,

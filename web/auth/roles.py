@@ -1,0 +1,84 @@
+"""What the identity provider's claims make of a person, and when a session asks it again: pure rules,
+data in and decisions out, with no I/O and no clock of their own (time is a parameter)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from store import Actor
+
+__all__ = ("RoleChange", "RoleStanding", "actor_from_claims", "recheck_due", "role_change", "roles_from_claims")
+
+
+def roles_from_claims(claims: Mapping[str, Any], roles_claim: str) -> tuple[str, ...]:
+    """The roles in `roles_claim`, then in `groups`, each once, in the order first named. A claim may be
+    a list or one space-separated string; anything else in it names no role."""
+    roles: list[str] = []
+    for claim in (roles_claim, "groups"):
+        value = claims.get(claim)
+        if isinstance(value, str):
+            value = value.split()
+        if isinstance(value, list):
+            roles.extend(str(v) for v in value if str(v) not in roles)
+    return tuple(roles)
+
+
+def actor_from_claims(claims: Mapping[str, Any], *, tenant_claim: str, roles_claim: str) -> Actor:
+    """The person the claims describe: `sub` is their id, `tenant_claim` their organisation (none when
+    absent or empty)."""
+    tenant = claims.get(tenant_claim)
+    return Actor(
+        id=str(claims["sub"]),
+        tenant_ref=str(tenant) if tenant else None,
+        roles=roles_from_claims(claims, roles_claim),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RoleStanding:
+    """Where a session's roles stand: when the provider was last asked (None: never), and whether it
+    confirmed them then."""
+
+    checked_at: datetime | None
+    confirmed: bool
+
+
+def recheck_due(standing: RoleStanding, now: datetime, every: timedelta) -> bool:
+    """Whether to ask the provider again: never asked, or asked `every` ago or longer. A check dated
+    more than `every` ahead of `now` is due too: a host's clock was wrong, and trusting it would
+    postpone the next check for as long."""
+    if standing.checked_at is None:
+        return True
+    return not now - every < standing.checked_at <= now + every
+
+
+@dataclass(frozen=True, slots=True)
+class RoleChange:
+    """What a recheck changed: the roles granted and revoked, and the organisation before and after."""
+
+    granted: tuple[str, ...]
+    revoked: tuple[str, ...]
+    tenant_before: str | None
+    tenant_after: str | None
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.granted or self.revoked) or self.tenant_before != self.tenant_after
+
+    def __str__(self) -> str:
+        parts = [f"+{role}" for role in self.granted] + [f"-{role}" for role in self.revoked]
+        if self.tenant_before != self.tenant_after:
+            parts.append(f"organisation {self.tenant_before} -> {self.tenant_after}")
+        return ", ".join(parts) or "unchanged"
+
+
+def role_change(before: Actor, after: Actor) -> RoleChange:
+    return RoleChange(
+        granted=tuple(role for role in after.roles if role not in before.roles),
+        revoked=tuple(role for role in before.roles if role not in after.roles),
+        tenant_before=before.tenant_ref,
+        tenant_after=after.tenant_ref,
+    )
