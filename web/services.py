@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import partial
 
 from store import Diagnostics, MemoryConfig
@@ -44,11 +45,19 @@ class Services:
     metrics: MemoryMetrics
     close: Callable[[], Awaitable[None]]
     """Closes the database connections: call it once, when the application stops."""
+    clock: Callable[[], datetime]
+    """The time sessions are kept by: their expiry, their age and when their roles are next asked for."""
 
 
-async def open_services(settings: Settings, *, migrate: bool | None = None) -> Services:
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+async def open_services(
+    settings: Settings, *, migrate: bool | None = None, clock: Callable[[], datetime] = _utc_now
+) -> Services:
     """Connect to the database (migrating it first when it is the embedded SQLite default, or when
-    `migrate` says so) and build the repositories over it."""
+    `migrate` says so) and build the repositories over it. `clock` is for tests that move time."""
     engine = open_engine(settings.database_url, pool_size=settings.database_pool_size)
     if migrate if migrate is not None else settings.database_url.startswith("sqlite"):
         await upgrade_engine(engine)
@@ -71,7 +80,7 @@ async def open_services(settings: Settings, *, migrate: bool | None = None) -> S
     journal = RunJournal(engine)
     audit = AuditTrail(engine)
     people = KnownPeople(engine)
-    sessions = DashboardSessions(engine)
+    sessions = DashboardSessions(engine, clock=clock)
     return Services(
         settings=settings,
         memory=memory,
@@ -93,6 +102,7 @@ async def open_services(settings: Settings, *, migrate: bool | None = None) -> S
         people=people,
         metrics=metrics,
         close=partial(_close, engine.dispose, embedder),
+        clock=clock,
     )
 
 

@@ -92,6 +92,21 @@ class DashboardSessions:
             )
         return result.rowcount > 0
 
+    async def swap_data(self, id: str, data: Any, *, key: str, expected: str | None) -> bool:
+        """Replace the live session's data with `data` only while the string at `key` in its data is
+        still `expected` (None: absent or null). Of several requests or workers racing to do one thing
+        once, the one whose swap lands goes ahead; False for the others, and when the session is gone."""
+        now = self._clock()
+        current = sessions.c.data[key].as_string()
+        unchanged = current.is_(None) if expected is None else current == expected
+        async with writing(self._engine) as connection:
+            result = await connection.execute(
+                update(sessions)
+                .where(sessions.c.id == _stored(id), sessions.c.expires_at > now, unchanged)
+                .values(data=data)
+            )
+        return result.rowcount > 0
+
     async def delete(self, id: str) -> bool:
         """End the session `id` (signing out); whether it existed."""
         async with writing(self._engine) as connection:

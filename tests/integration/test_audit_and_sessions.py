@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from datetime import timedelta
 
@@ -141,3 +142,37 @@ async def test_a_row_stored_under_a_raw_id_is_never_matched(engine: AsyncEngine,
     assert await sessions.get(raw) is None
     clock.advance(hours=2)
     assert await sessions.delete_expired() == 1
+
+
+async def test_of_racing_swaps_of_a_sessions_data_exactly_one_lands(engine: AsyncEngine) -> None:
+    sessions = DashboardSessions(engine)
+    created = await sessions.create({"actor": "ada", "checked": "09:00"}, ttl=TTL)
+
+    landed = await asyncio.gather(
+        *(sessions.swap_data(created.id, {"checked": f"09:05/{n}"}, key="checked", expected="09:00") for n in range(6))
+    )
+
+    assert sorted(landed) == [False] * 5 + [True]
+    live = await sessions.get(created.id)
+    assert live is not None
+    assert live.data["checked"] == f"09:05/{landed.index(True)}"
+
+
+async def test_a_swap_expecting_nothing_lands_only_where_the_key_is_absent_or_null(engine: AsyncEngine) -> None:
+    sessions = DashboardSessions(engine)
+    bare = await sessions.create({"actor": "ada"}, ttl=TTL)
+    null = await sessions.create({"actor": "ada", "checked": None}, ttl=TTL)
+    held = await sessions.create({"actor": "ada", "checked": "09:00"}, ttl=TTL)
+
+    assert await sessions.swap_data(bare.id, {"checked": "09:05"}, key="checked", expected=None)
+    assert await sessions.swap_data(null.id, {"checked": "09:05"}, key="checked", expected=None)
+    assert not await sessions.swap_data(held.id, {"checked": "09:05"}, key="checked", expected=None)
+    assert not await sessions.swap_data(bare.id, {"checked": "09:10"}, key="checked", expected=None)
+
+
+async def test_a_swap_never_revives_an_expired_session(engine: AsyncEngine, clock: Clock) -> None:
+    sessions = DashboardSessions(engine, clock=clock)
+    created = await sessions.create({"checked": "09:00"}, ttl=TTL)
+    clock.advance(hours=2)
+
+    assert not await sessions.swap_data(created.id, {"checked": "11:00"}, key="checked", expected="09:00")

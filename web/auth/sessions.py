@@ -11,7 +11,7 @@ import hashlib
 import hmac
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 
 from store import Actor
 from web.auth.oidc import Person
@@ -70,7 +70,7 @@ async def load_viewer(services: Services, session_id: str | None, *, now: dateti
     session = await services.sessions.get(session_id)
     if session is None:
         return None
-    now = now or datetime.now(UTC)
+    now = now or services.clock()
     settings = services.settings
     if now - session.created_at > timedelta(hours=settings.session_max_hours):
         await services.sessions.delete(session_id)
