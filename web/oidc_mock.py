@@ -28,6 +28,8 @@ class MockProvider:
     provider derives its issuer from the Host header and every party must use one spelling."""
 
     port: int = field(default_factory=free_port)
+    refresh_tokens: bool = True
+    """Whether the provider issues refresh tokens (without them, a person is asked about at userinfo)."""
     process: subprocess.Popen[bytes] | None = None
 
     @property
@@ -35,8 +37,11 @@ class MockProvider:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, *, timeout: float = 20.0) -> MockProvider:
+        command = [sys.executable, "-m", "oidc_provider_mock", "--host", "127.0.0.1", "--port", str(self.port), "-n"]
+        if not self.refresh_tokens:
+            command.append("--no-refresh-token")
         self.process = subprocess.Popen(  # noqa: S603 - a fixed module of our own venv, on loopback
-            [sys.executable, "-m", "oidc_provider_mock", "--host", "127.0.0.1", "--port", str(self.port), "-n"],
+            command,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -68,6 +73,10 @@ class MockProvider:
     def set_person(self, sub: str, claims: Mapping[str, Any]) -> None:
         """Give `sub` these claims in the ID tokens the provider issues from now on."""
         httpx.put(f"{self.issuer}/users/{sub}", json=dict(claims), timeout=5).raise_for_status()
+
+    def revoke_tokens(self, sub: str) -> None:
+        """Withdraw every token issued to `sub`: a refresh or a userinfo call with one is refused."""
+        httpx.post(f"{self.issuer}/users/{sub}/revoke-tokens", timeout=5).raise_for_status()
 
     def authorize(self, authorization_url: str, sub: str, *, deny: bool = False) -> str:
         """Play the person at the provider's consent form; returns where the provider sends them back."""

@@ -12,6 +12,7 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -72,7 +73,7 @@ class Settings:
         default="",
         metadata=_doc(
             "At least 32 characters, the same on every worker and host. Protects the login exchange "
-            "cookie and the CSRF tokens. Generate one with: "
+            "cookie, the CSRF tokens and the identity provider's tokens a session keeps. Generate one with: "
             "python -c 'import secrets; print(secrets.token_urlsafe(32))'"
         ),
     )
@@ -99,6 +100,15 @@ class Settings:
     )
     session_max_hours: int = field(
         default=12, metadata=_doc("A dashboard session ends this many hours after login, however busy.")
+    )
+    role_recheck: timedelta = field(
+        default=timedelta(minutes=5),
+        metadata=_doc(
+            "How often a dashboard session asks the identity provider again for the person's roles and "
+            "organisation (with its refresh token, or its userinfo endpoint), as a whole number of seconds, "
+            "minutes or hours: 90s, 5m, 1h. A role taken away there is gone here by then; while the provider "
+            "cannot confirm them, elevated acts are refused and the person's own page keeps working."
+        ),
     )
     conversation_url: str = field(
         default="",
@@ -208,6 +218,9 @@ class Settings:
             if getattr(self, name) < 1:
                 msg = f"{PREFIX}{name.upper()} must be at least 1"
                 raise SettingsError(msg)
+        if self.role_recheck < timedelta(seconds=1):
+            msg = f"{PREFIX}ROLE_RECHECK must be at least 1s"
+            raise SettingsError(msg)
         if not _EMBEDDER_SPEC.fullmatch(self.embedder.strip()):
             msg = (
                 f"{PREFIX}EMBEDDER must be use-multilingual, none, an http(s) address or "
@@ -298,6 +311,8 @@ class Settings:
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 _FALSE = frozenset({"0", "false", "no", "off"})
+_DURATION = re.compile(r"(\d{1,9})([smh])")
+_UNITS = {"s": "seconds", "m": "minutes", "h": "hours"}
 
 
 def _parse(name: str, raw: str, spec: dataclasses.Field[Any]) -> Any:
@@ -313,6 +328,12 @@ def _parse(name: str, raw: str, spec: dataclasses.Field[Any]) -> Any:
         except ValueError:
             msg = f"{name} must be a whole number, not {raw!r}"
             raise SettingsError(msg) from None
+    if spec.type in {"timedelta", timedelta}:
+        duration = _DURATION.fullmatch(raw.strip())
+        if duration is None:
+            msg = f"{name} must be a whole number of seconds, minutes or hours such as 90s, 5m or 1h, not {raw!r}"
+            raise SettingsError(msg)
+        return timedelta(**{_UNITS[duration[2]]: int(duration[1])})
     return raw.strip()
 
 

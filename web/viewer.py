@@ -8,6 +8,7 @@ from litestar import Request
 from litestar.datastructures import State
 from litestar.di import NamedDependency
 
+from web.auth.oidc import OidcClient
 from web.auth.sessions import SESSION_COOKIE, Viewer, load_viewer
 from web.errors import LoginRequiredError
 from web.services import Services
@@ -15,8 +16,11 @@ from web.services import Services
 __all__ = ("provide_viewer",)
 
 
-async def provide_viewer(request: Request[Any, Any, State], services: NamedDependency[Services]) -> Viewer:
-    viewer = await load_viewer(services, request.cookies.get(SESSION_COOKIE))
+async def provide_viewer(
+    request: Request[Any, Any, State], services: NamedDependency[Services], oidc: NamedDependency[OidcClient]
+) -> Viewer:
+    """Once a request: the session's viewer, their roles asked for again at the provider when due."""
+    viewer = await load_viewer(services, request.cookies.get(SESSION_COOKIE), provider=oidc)
     if viewer is None:
         raise LoginRequiredError
     return viewer

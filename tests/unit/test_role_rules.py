@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from store import Actor
-from web.auth.roles import RoleStanding, actor_from_claims, recheck_due, role_change, roles_from_claims
+from web.auth.roles import actor_from_claims, recheck_due, role_change, roles_from_claims
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 EVERY = timedelta(minutes=5)
@@ -66,8 +66,7 @@ def test_the_actor_is_sub_with_the_organisation_and_roles_claimed(claims: dict[s
     ],
 )
 def test_a_recheck_is_due_once_the_interval_has_passed_since_the_last(checked_at: datetime | None, due: bool) -> None:
-    for confirmed in (True, False):
-        assert recheck_due(RoleStanding(checked_at, confirmed), NOW, EVERY) is due
+    assert recheck_due(checked_at, NOW, EVERY) is due
 
 
 def test_a_role_change_says_what_was_granted_revoked_and_moved() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -50,11 +51,23 @@ def test_a_missing_dotenv_is_fine() -> None:
         ({"ONFILE_BASE_URL": "http://x/"}, "without a trailing slash"),
         ({"ONFILE_BASE_URL": "ftp://x"}, "http(s) address"),
         ({"ONFILE_CONVERSATION_URL": "https://chat/{run_id}"}, "must contain {thread_id}"),
+        ({"ONFILE_ROLE_RECHECK": "300"}, "ONFILE_ROLE_RECHECK must be a whole number of seconds, minutes or hours"),
+        ({"ONFILE_ROLE_RECHECK": "5 minutes"}, "such as 90s, 5m or 1h, not '5 minutes'"),
+        ({"ONFILE_ROLE_RECHECK": "1.5h"}, "such as 90s, 5m or 1h"),
+        ({"ONFILE_ROLE_RECHECK": "0s"}, "ONFILE_ROLE_RECHECK must be at least 1s"),
     ],
 )
 def test_bad_values_fail_at_start_up_naming_the_setting(values: dict[str, str], message: str) -> None:
     with pytest.raises(SettingsError, match=re.escape(message)):
         Settings.from_mapping(values)
+
+
+@pytest.mark.parametrize(
+    ("raw", "duration"),
+    [("90s", timedelta(seconds=90)), ("5m", timedelta(minutes=5)), (" 1h ", timedelta(hours=1))],
+)
+def test_a_duration_is_a_whole_number_with_its_unit(raw: str, duration: timedelta) -> None:
+    assert Settings.from_mapping({"ONFILE_ROLE_RECHECK": raw}).role_recheck == duration
 
 
 @pytest.mark.parametrize(

@@ -39,7 +39,7 @@ async def edit_fact(
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "facts")
     outcome = await services.admin.edit(viewer.actor, memory_id, text=data.text)
@@ -67,7 +67,7 @@ async def delete_fact(
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "facts")
     outcome = await services.admin.retire(viewer.actor, memory_id)
@@ -85,7 +85,7 @@ async def pin_fact(
     data: Form,
 ) -> Template | Redirect:
     """`pinned=true` makes the fact always on, anything else takes that away."""
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "facts")
     pinned = data.pinned == "true"
@@ -107,7 +107,7 @@ async def _step(
 ) -> Template:
     """The edit form or the delete confirmation for one fact: a page, or for htmx the row's replacement.
     An invalid edit comes back here with what was typed and why it was refused (400 as a page)."""
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, back)

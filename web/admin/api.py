@@ -23,7 +23,7 @@ from litestar.types import ExceptionHandlersMap
 from store.admin import NOT_ADMINISTERED, AdminOutcome
 from store.domain.administration import PinBudget
 from store.domain.codec import record_to_json
-from web.admin.area import elevation_of
+from web.admin.area import ROLES_UNCONFIRMED, elevation_of
 from web.agent_api import ProblemOut, RecordOut
 from web.api_errors import JSON_API_EXCEPTIONS
 from web.auth.sessions import Viewer
@@ -127,8 +127,11 @@ def _answer(outcome: AdminOutcome, status: int = 200) -> Response[Any]:
 
 
 async def _not_elevated(services: Services, viewer: Viewer) -> Response[Any] | None:
-    if (await elevation_of(services, viewer.actor)).administers:
+    elevation = await elevation_of(services, viewer)
+    if elevation.administers:
         return None
+    if elevation.roles_unconfirmed:
+        return Response(ProblemOut(ROLES_UNCONFIRMED), status_code=403)
     reason = (
         f"{viewer.actor.id} administers no scope: changing shared facts needs someone who administers "
         "the scope they are held at."
@@ -191,6 +194,8 @@ async def create_shared(
         ),
     ],
 ) -> Response[SharedMemoryOut | ProblemOut]:
+    if not viewer.roles_confirmed:  # the verdict would say why the scope is not theirs; this is why
+        return Response(ProblemOut(ROLES_UNCONFIRMED), status_code=403)
     outcome = await services.admin.publish(
         viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=data.pinned
     )

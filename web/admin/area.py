@@ -20,7 +20,6 @@ from litestar.datastructures import Cookie
 from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
-from store import Actor
 from web.auth.sessions import Viewer
 from web.errors import ErrorView, current_page, error_answer
 from web.security import safe_next_path
@@ -32,6 +31,7 @@ if TYPE_CHECKING:  # the page imports this module
 __all__ = (
     "NOTICE_COOKIE",
     "NO_STORE",
+    "ROLES_UNCONFIRMED",
     "AreaView",
     "Elevation",
     "NavItem",
@@ -53,23 +53,34 @@ NOTICE_COOKIE = "onfile_admin_notice"
 NOTICE_SECONDS = 10 * 60
 # Administrative pages are never cached, and one URL answers a page or a fragment.
 NO_STORE = {"Cache-Control": "no-store", "Vary": "HX-Request, HX-Target"}
+ROLES_UNCONFIRMED = (
+    "Your organisation's sign-in service could not confirm your roles just now, so nothing administrative "
+    "was done. Your own page still works; try again in a few minutes."
+)
+"""The refusal of every elevated act while the identity provider cannot confirm the person's roles."""
 
 
 @dataclass(frozen=True, slots=True)
 class Elevation:
     """What the gate lets a person do here: the scopes they administer (narrowest first) and whether
-    they may preview prompts."""
+    they may preview prompts. `roles_unconfirmed`: nothing, because the identity provider could not
+    confirm their roles at the session's last recheck."""
 
     scopes: tuple[str, ...]
     may_preview: bool
+    roles_unconfirmed: bool = False
 
     @property
     def administers(self) -> bool:
         return bool(self.scopes)
 
 
-async def elevation_of(services: Services, actor: Actor) -> Elevation:
-    admin = services.admin
+async def elevation_of(services: Services, viewer: Viewer) -> Elevation:
+    """The gate's answer for the viewer; nothing at all while their roles are unconfirmed, whatever a
+    deployment's own gate would say of the person."""
+    if not viewer.roles_confirmed:
+        return Elevation(scopes=(), may_preview=False, roles_unconfirmed=True)
+    admin, actor = services.admin, viewer.actor
     return Elevation(scopes=await admin.administered_scopes(actor), may_preview=await admin.may_preview(actor))
 
 
@@ -134,7 +145,14 @@ def problem(request: HTMXRequest, area: AreaView, view: ProblemView, refreshed: 
 def forbidden(request: HTMXRequest, viewer: Viewer, elevation: Elevation, section: Section) -> Template:
     """The 403 page for a part of the area the person may not use, saying why and what they may use;
     for htmx (a role taken away while the page was open) the same reason as a notice."""
-    if section == "preview":
+    if elevation.roles_unconfirmed:
+        heading = "Your roles could not be confirmed"
+        reason = (
+            "OnFile asks your organisation's sign-in service every few minutes which roles you have. Just now "
+            "it could not confirm your roles, so nothing was shown or changed. Your own page still works; try "
+            "again in a few minutes, and if this goes on, sign out and sign in again."
+        )
+    elif section == "preview":
         heading = "The prompt preview is for support staff"
         reason = (
             "Previewing exactly what the assistant is told about a person needs the support role. "

@@ -49,7 +49,7 @@ async def audit_trail(
     key: Key = None,
     page: Page = None,
 ) -> Template:
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "audit")
     query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key, page=page)
@@ -103,7 +103,7 @@ async def audit_download_json(
 
 async def _filtered(services: Services, viewer: Viewer, query: AuditQuery) -> list[AuditEntry] | Elevation:
     """The filtered trail, or the person's elevation when it is not enough to see any of it."""
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return elevation
     return filter_entries(await services.admin.audit_entries(viewer.actor), query, elevation.scopes)

@@ -86,7 +86,7 @@ async def shared_facts(
     in_scope: Annotated[str | None, QueryParameter(name="scope", description="Only this scope.")] = None,
     page: Annotated[str | None, QueryParameter(name="page", description="The scope's page, from 1.")] = None,
 ) -> Template:
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "facts")
     query = AdminQuery.parse(text=q, scope=in_scope, page=page)
@@ -103,7 +103,7 @@ async def shared_facts(
 async def publish_fact(
     request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], data: Form
 ) -> Template | Redirect:
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, data.back)
@@ -140,7 +140,7 @@ async def publish_fact(
 async def fact_row(
     request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], memory_id: FromPath[str]
 ) -> Template | Redirect:
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, "/admin")

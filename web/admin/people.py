@@ -86,7 +86,7 @@ async def people(
     viewer: NamedDependency[Viewer],
     person: Annotated[str | None, QueryParameter(name="person", description="Find this person by id.")] = None,
 ) -> Template:
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "people")
     sought = person.strip() if person else ""
@@ -113,7 +113,7 @@ async def confirm_erasure(
     if person_id is not None:
         return Redirect(path=erase_href(person_id))
     person_id = person or ""
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "people")
     found = await _erasable(services, viewer, person_id)
@@ -141,7 +141,7 @@ async def erase_person(
 
 
 async def _erase(request: HTMXRequest, services: Services, viewer: Viewer, person_id: str) -> Template:
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "people")
     person = await _erasable(services, viewer, person_id)

@@ -1,5 +1,6 @@
 """The OpenID Connect relying party: discovery, the authorization code flow with PKCE, state and nonce,
-and ID token validation against the provider's keys.
+ID token validation against the provider's keys, and asking again about a signed-in person (the
+refresh grant, or the userinfo endpoint).
 
 Every way this can fail raises `LoginError` with a sentence a person can act on; the web layer turns
 it into a page that offers to try again.
@@ -14,7 +15,7 @@ import secrets
 import time
 import warnings
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
@@ -34,6 +35,7 @@ from joserfc.jwk import KeySet
 
 from store import Actor
 from web.auth.roles import actor_from_claims
+from web.auth.tokens import ProviderTokens
 
 try:  # authlib's OAuth client runs on httpx2 wherever it is installed, and on httpx otherwise
     import httpx2
@@ -42,10 +44,11 @@ try:  # authlib's OAuth client runs on httpx2 wherever it is installed, and on h
 except ImportError:  # pragma: no cover - depends on what else is installed
     _HTTP_ERRORS = (httpx.HTTPError,)
 
-__all__ = ("LoginError", "LoginTransaction", "OidcClient", "Person", "TransactionSealer")
+__all__ = ("LoginError", "LoginTransaction", "OidcClient", "Person", "Reconfirmed", "TransactionSealer")
 
 _DISCOVERY_TTL_S = 300
 _LOGIN_TTL_S = 600
+_UNREADABLE = "Your sign-in service answered with something OnFile cannot read."
 
 
 class LoginError(Exception):
@@ -75,6 +78,17 @@ class Person:
     name: str
     email: str
     id_token: str
+    tokens: ProviderTokens = field(default_factory=ProviderTokens)
+
+
+@dataclass(frozen=True, slots=True)
+class Reconfirmed:
+    """What the provider says of a signed-in person when asked again: who they are now, the tokens to
+    ask with next time, and a new ID token when it issued one."""
+
+    actor: Actor
+    tokens: ProviderTokens
+    id_token: str | None
 
 
 class TransactionSealer:
@@ -187,7 +201,38 @@ class OidcClient:
         if not isinstance(id_token, str):
             raise LoginError("Your sign-in service did not say who you are (no ID token).", "no id_token")
         claims = await self._validated_claims(id_token, transaction.nonce)
-        return self._person(claims, id_token)
+        return self._person(claims, id_token, _tokens(token, ProviderTokens()))
+
+    async def reconfirm(self, subject: str, tokens: ProviderTokens) -> Reconfirmed:
+        """Ask the provider again who `subject` is: with the refresh token when there is one (a new ID
+        token is validated like the first; without one, userinfo is asked with the new access token),
+        otherwise at userinfo with the access token. Raises `LoginError` when the provider cannot be
+        reached, refuses, or answers for someone else."""
+        metadata = await self.metadata()
+        id_token: str | None = None
+        if tokens.refresh_token:
+            try:
+                async with self._oauth() as client:
+                    token = await client.refresh_token(metadata["token_endpoint"], refresh_token=tokens.refresh_token)
+            except (OAuth2Error, OAuthError) as error:
+                raise LoginError("Your sign-in service no longer accepts this session.", repr(error)) from None
+            except _HTTP_ERRORS as error:
+                raise _unreachable(error) from None
+            except ValueError as error:  # an answer that is not JSON: a proxy's error page, say
+                raise LoginError(_UNREADABLE, repr(error)) from None
+            tokens = _tokens(token, tokens)
+            if isinstance(token.get("id_token"), str):
+                id_token = token["id_token"]
+        if id_token is not None:
+            claims = await self._validated_claims(id_token, None)
+        elif tokens.access_token:
+            claims = await self._userinfo(metadata, tokens.access_token)
+        else:
+            raise LoginError("Your sign-in service gave this session nothing to ask again with.", "no tokens")
+        if str(claims.get("sub", "")) != subject:
+            raise LoginError("Your sign-in service answered for someone else.", f"sub {claims.get('sub')!r}")
+        actor = actor_from_claims(claims, tenant_claim=self._tenant_claim, roles_claim=self._roles_claim)
+        return Reconfirmed(actor=actor, tokens=tokens, id_token=id_token)
 
     async def end_session_url(self, id_token: str | None, post_logout_redirect_uri: str) -> str | None:
         """Where to send a person to end their session at the provider, when it advertises that."""
@@ -227,7 +272,9 @@ class OidcClient:
                 raise LoginError("Your sign-in service published keys OnFile cannot read.", repr(error)) from None
         return self._keys
 
-    async def _validated_claims(self, id_token: str, nonce: str) -> dict[str, Any]:
+    async def _validated_claims(self, id_token: str, nonce: str | None) -> dict[str, Any]:
+        """The claims of a token this provider signed for this client, unexpired; at sign-in (`nonce`)
+        for this sign-in. A token from a refresh carries no nonce of its own to check."""
         algorithms = (await self.metadata()).get("id_token_signing_alg_values_supported") or ["RS256"]
         algorithms = [a for a in algorithms if a != "none"]
         try:
@@ -236,25 +283,40 @@ class OidcClient:
             except JoseError:
                 # Perhaps the provider rotated its keys since they were fetched: fetch once more.
                 decoded = jwt.decode(id_token, await self._keyset(refresh=True), algorithms=algorithms)
-            jwt.JWTClaimsRegistry(
+            registry = jwt.JWTClaimsRegistry(
                 leeway=60,
                 iss={"essential": True, "value": self.issuer},
                 aud={"essential": True, "value": self._client_id},
                 sub={"essential": True},
                 exp={"essential": True},
-                nonce={"essential": True, "value": nonce},
-            ).validate(decoded.claims)
+            )
+            if nonce is not None:
+                registry.options["nonce"] = {"essential": True, "value": nonce}
+            registry.validate(decoded.claims)
         except (JoseError, ValueError) as error:
             raise LoginError("Your sign-in could not be verified, so it was not used.", repr(error)) from None
         return dict(decoded.claims)
 
-    def _person(self, claims: Mapping[str, Any], id_token: str) -> Person:
+    async def _userinfo(self, metadata: Mapping[str, Any], access_token: str) -> dict[str, Any]:
+        endpoint = metadata.get("userinfo_endpoint")
+        if not endpoint:
+            raise LoginError("Your sign-in service is not configured the way OnFile expects.", "no userinfo_endpoint")
+        try:
+            response = await self._http.get(endpoint, headers={"Authorization": f"Bearer {access_token}"})
+        except httpx.HTTPError as error:
+            raise _unreachable(error) from None
+        if response.status_code in {401, 403}:
+            raise LoginError("Your sign-in service no longer accepts this session.", f"userinfo {response.status_code}")
+        return _json_document(response, endpoint)
+
+    def _person(self, claims: Mapping[str, Any], id_token: str, tokens: ProviderTokens) -> Person:
         name = claims.get("name") or claims.get("preferred_username") or claims.get("email") or claims["sub"]
         return Person(
             actor=actor_from_claims(claims, tenant_claim=self._tenant_claim, roles_claim=self._roles_claim),
             name=str(name),
             email=str(claims.get("email") or ""),
             id_token=id_token,
+            tokens=tokens,
         )
 
     def _oauth(self) -> AsyncOAuth2Client:
@@ -270,15 +332,32 @@ class OidcClient:
     async def _get_json(self, url: str) -> dict[str, Any]:
         try:
             response = await self._http.get(url)
-            response.raise_for_status()
-            document = response.json()
         except httpx.HTTPError as error:
             raise _unreachable(error) from None
-        except ValueError as error:
-            raise LoginError("Your sign-in service answered with something OnFile cannot read.", repr(error)) from None
-        if not isinstance(document, dict):
-            raise LoginError("Your sign-in service answered with something OnFile cannot read.", url)
-        return document
+        return _json_document(response, url)
+
+
+def _json_document(response: httpx.Response, url: str) -> dict[str, Any]:
+    try:
+        response.raise_for_status()
+        document = response.json()
+    except httpx.HTTPError as error:
+        raise _unreachable(error) from None
+    except ValueError as error:
+        raise LoginError(_UNREADABLE, repr(error)) from None
+    if not isinstance(document, dict):
+        raise LoginError(_UNREADABLE, url)
+    return document
+
+
+def _tokens(answer: Mapping[str, Any], before: ProviderTokens) -> ProviderTokens:
+    """The tokens to keep from a token endpoint's answer: what it issued, else what was kept before (a
+    refresh that issues no new refresh token leaves the old one in use)."""
+    refresh, access = answer.get("refresh_token"), answer.get("access_token")
+    return ProviderTokens(
+        refresh_token=refresh if isinstance(refresh, str) else before.refresh_token,
+        access_token=access if isinstance(access, str) else before.access_token,
+    )
 
 
 def _unreachable(error: Exception) -> LoginError:

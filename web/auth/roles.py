@@ -10,7 +10,7 @@ from typing import Any
 
 from store import Actor
 
-__all__ = ("RoleChange", "RoleStanding", "actor_from_claims", "recheck_due", "role_change", "roles_from_claims")
+__all__ = ("RoleChange", "actor_from_claims", "recheck_due", "role_change", "roles_from_claims")
 
 
 def roles_from_claims(claims: Mapping[str, Any], roles_claim: str) -> tuple[str, ...]:
@@ -37,22 +37,13 @@ def actor_from_claims(claims: Mapping[str, Any], *, tenant_claim: str, roles_cla
     )
 
 
-@dataclass(frozen=True, slots=True)
-class RoleStanding:
-    """Where a session's roles stand: when the provider was last asked (None: never), and whether it
-    confirmed them then."""
-
-    checked_at: datetime | None
-    confirmed: bool
-
-
-def recheck_due(standing: RoleStanding, now: datetime, every: timedelta) -> bool:
-    """Whether to ask the provider again: never asked, or asked `every` ago or longer. A check dated
-    more than `every` ahead of `now` is due too: a host's clock was wrong, and trusting it would
-    postpone the next check for as long."""
-    if standing.checked_at is None:
+def recheck_due(checked_at: datetime | None, now: datetime, every: timedelta) -> bool:
+    """Whether to ask the provider again: never asked (`checked_at` None), or asked `every` ago or
+    longer, whatever it answered then. A check dated more than `every` ahead of `now` is due too: a
+    host's clock was wrong, and trusting it would postpone the next check for as long."""
+    if checked_at is None:
         return True
-    return not now - every < standing.checked_at <= now + every
+    return not now - every < checked_at <= now + every
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,7 +37,7 @@ from litestar.response import Redirect, Template
 
 from store import DigestEntry, ForgetOutcome, ScopeContext, forget_memory, own_scope
 from store.memory import related_keys
-from web.admin.area import elevation_of
+from web.admin.area import ROLES_UNCONFIRMED, elevation_of
 from web.auth.sessions import Viewer
 from web.on_file import OnFile, on_file, resolving_origins
 from web.pages.undo import (
@@ -225,7 +225,7 @@ async def confirm_promotion(
         return await _gone(
             request, services, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE), found
         )
-    if at not in await services.admin.promotion_targets(viewer.actor):
+    if at not in await _promotion_targets(services, viewer):
         reason = "You can publish your own notes only for people whose shared facts you administer."
         return _problem(request, viewer, query, _Problem(403, "That can't be published there", reason))
     confirm = PromotionConfirmView(
@@ -249,6 +249,8 @@ async def promote_on_page(
     data: Form,
 ) -> Template | Redirect:
     query, now = _back(request, data.back), _now()
+    if not viewer.roles_confirmed:
+        return _problem(request, viewer, query, _Problem(403, "That can't be published", ROLES_UNCONFIRMED))
     outcome = await services.admin.promote(viewer.actor, memory_id, scope=data.scope)
     if not outcome.ok or outcome.record is None:
         if outcome.status == "refused":
@@ -282,7 +284,7 @@ async def _page(
     ctx = ScopeContext(actor=viewer.actor)
     related = await related_keys(services.memory, ctx, query.text, RELATED_LIMIT) if query.related else ()
     selection = select_entries(found, viewer.actor, query, related)
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     area_href = "/admin" if elevation.administers else "/support/preview" if elevation.may_preview else ""
     return memories_page(
         selection,
@@ -293,7 +295,7 @@ async def _page(
         viewer_name=viewer.name,
         csrf_token=viewer.csrf_token,
         notice=notice,
-        promotion_targets=await services.admin.promotion_targets(viewer.actor),
+        promotion_targets=await _promotion_targets(services, viewer),
         area_href=area_href,
     )
 
@@ -306,8 +308,15 @@ async def _row(services: Services, viewer: Viewer, found: OnFile, entry: DigestE
         resolving=await resolving_origins(services, [entry]),
         now=_now(),
         conversation_url=services.settings.conversation_url,
-        promotion_targets=await services.admin.promotion_targets(viewer.actor),
+        promotion_targets=await _promotion_targets(services, viewer),
     )
+
+
+async def _promotion_targets(services: Services, viewer: Viewer) -> tuple[str, ...]:
+    """Where the viewer may publish their own notes: nowhere while their roles are unconfirmed."""
+    if not viewer.roles_confirmed:
+        return ()
+    return await services.admin.promotion_targets(viewer.actor)
 
 
 class _Problem(NamedTuple):

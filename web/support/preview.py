@@ -28,7 +28,7 @@ from litestar.response import Template
 
 from store.domain.identifiers import id_problem
 from web.admin.api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
-from web.admin.area import NO_STORE, area_view, elevation_of, forbidden
+from web.admin.area import NO_STORE, ROLES_UNCONFIRMED, area_view, elevation_of, forbidden
 from web.agent_api import DIGEST_EXAMPLE, DigestIn, DigestOut, ProblemOut, digest_out
 from web.auth.sessions import Viewer
 from web.services import Services
@@ -77,7 +77,7 @@ def unknown_person(person_id: str) -> str:
 async def preview_page(
     request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer]
 ) -> Template:
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.may_preview:
         return forbidden(request, viewer, elevation, "preview")
     people = await services.admin.people_to_preview(viewer.actor)
@@ -93,7 +93,7 @@ async def show_preview(
     viewer: NamedDependency[Viewer],
     data: Annotated[PreviewForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
 ) -> Template:
-    elevation = await elevation_of(services, viewer.actor)
+    elevation = await elevation_of(services, viewer)
     if not elevation.may_preview:
         return forbidden(request, viewer, elevation, "preview")
     target = data.person_id()
@@ -163,6 +163,8 @@ async def preview_api(
     viewer: NamedDependency[Viewer],
     data: Annotated[DigestIn, Body(examples=[Example(summary="A turn for Ada", value=DIGEST_EXAMPLE)])],
 ) -> Response[DigestOut | ProblemOut]:
+    if not viewer.roles_confirmed:
+        return Response(ProblemOut(ROLES_UNCONFIRMED), status_code=403)
     preview = await services.admin.preview(viewer.actor, data.actor.id, thread_id=data.thread_id, text=data.text)
     if preview == "forbidden":
         reason = f"Previewing prompts is for support staff; {viewer.actor.id} may not preview them."
