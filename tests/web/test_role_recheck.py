@@ -262,3 +262,23 @@ async def test_the_provider_tokens_are_kept_encrypted_never_as_issued(
 
     assert len(issued) == (2 if provider.refresh_tokens else 1)
     assert not any(token.decode() in data for token in issued)
+
+
+async def test_signing_out_while_the_provider_cannot_be_reached_ends_the_session_on_the_signed_out_page(
+    client: AsyncTestClient[Litestar], provider: MockProvider, relay: Relay, services: Services
+) -> None:
+    provider.set_person("lena", LENA_ADMIN)
+    token = await sign_in(client, provider, "lena")
+    session_id = client.cookies[SESSION_COOKIE]
+    relay.cut()
+
+    out = await client.post("/logout", data={"csrf_token": token})
+
+    assert out.status_code == 303
+    assert out.headers["location"] == "/signed-out"
+    cleared = next(h for h in out.headers.get_list("set-cookie") if h.startswith(f"{SESSION_COOKIE}="))
+    assert "Max-Age=0" in cleared
+    assert await services.sessions.get(session_id) is None
+    landing = await client.get("/signed-out")
+    assert landing.status_code == 200
+    assert page_of(landing).one(attrs={"data-testid": "signed-out"})

@@ -8,6 +8,7 @@ it into a page that offers to try again.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import hashlib
 import json
@@ -48,6 +49,9 @@ __all__ = ("LoginError", "LoginTransaction", "OidcClient", "Person", "Reconfirme
 
 _DISCOVERY_TTL_S = 300
 _LOGIN_TTL_S = 600
+# Signing out asks whether the provider is there before sending the browser to it; a person waits for
+# that answer, so it is not waited for long.
+_SIGN_OUT_PROBE_S = 3
 _UNREADABLE = "Your sign-in service answered with something OnFile cannot read."
 
 
@@ -235,10 +239,13 @@ class OidcClient:
         return Reconfirmed(actor=actor, tokens=tokens, id_token=id_token)
 
     async def end_session_url(self, id_token: str | None, post_logout_redirect_uri: str) -> str | None:
-        """Where to send a person to end their session at the provider, when it advertises that."""
+        """Where to send a person to end their session at the provider, when it advertises that and
+        answers now: the discovery document is fetched afresh, so a provider that went down leaves the
+        person on OnFile's own page rather than sending them to one that does not answer."""
         try:
-            endpoint = (await self.metadata()).get("end_session_endpoint")
-        except LoginError:
+            async with asyncio.timeout(_SIGN_OUT_PROBE_S):
+                endpoint = (await self.metadata(fresh=True)).get("end_session_endpoint")
+        except (LoginError, TimeoutError):
             return None
         if not endpoint:
             return None
@@ -247,9 +254,9 @@ class OidcClient:
             query["id_token_hint"] = id_token
         return f"{endpoint}{'&' if '?' in endpoint else '?'}{urlencode(query)}"
 
-    async def metadata(self) -> dict[str, Any]:
-        """The provider's discovery document, cached for a few minutes."""
-        if self._metadata is not None and time.monotonic() - self._metadata_at < _DISCOVERY_TTL_S:
+    async def metadata(self, *, fresh: bool = False) -> dict[str, Any]:
+        """The provider's discovery document, cached for a few minutes (`fresh`: fetched now)."""
+        if not fresh and self._metadata is not None and time.monotonic() - self._metadata_at < _DISCOVERY_TTL_S:
             return self._metadata
         document = await self._get_json(f"{self.issuer}/.well-known/openid-configuration")
         if str(document.get("issuer", "")).rstrip("/") != self.issuer:
