@@ -218,12 +218,14 @@ async def test_while_the_provider_cannot_be_reached_elevated_acts_are_refused_an
     )
     erase = await client.post("/admin/people/erase", params={"person": "ada"}, data={"csrf_token": token})
     promote = await client.post("/memories/m_own/promote", data={"csrf_token": token, "scope": "tenant:berlin"})
+    confirm = await client.get("/memories/m_own/promote", params={"scope": "tenant:berlin"})
     own = page_of(await client.get("/"))
     forgot = await client.post("/memories/m_own/forget", data={"csrf_token": token})
 
     assert (api.status_code, preview.status_code, erase.status_code, promote.status_code) == (403, 403, 403, 403)
     assert UNCONFIRMED in api.json()["error"]
     assert UNCONFIRMED in preview.json()["error"]
+    assert (confirm.status_code, UNCONFIRMED in html.unescape(confirm.text)) == (403, True)
     assert [row["data-key"] for row in own.find_all("li", {"data-entry": True})] == ["units"]
     assert own.find(attrs={"data-action": "promote"}) is None
     assert own.find(attrs={"data-action": "administration"}) is None

@@ -226,7 +226,11 @@ async def confirm_promotion(
             request, services, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE), found
         )
     if at not in await _promotion_targets(services, viewer):
-        reason = "You can publish your own notes only for people whose shared facts you administer."
+        reason = (
+            "You can publish your own notes only for people whose shared facts you administer."
+            if viewer.roles_confirmed
+            else ROLES_UNCONFIRMED
+        )
         return _problem(request, viewer, query, _Problem(403, "That can't be published there", reason))
     confirm = PromotionConfirmView(
         entry=await _row(services, viewer, found, entry, query),
