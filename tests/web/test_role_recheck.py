@@ -20,6 +20,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from store import Actor
 from tests.conftest import Clock
 from tests.web.builders import make_record, page_of, seed
 from tests.web.relay import Relay
@@ -151,6 +152,10 @@ async def test_an_organisation_changed_at_the_provider_is_taken_up(
 
     assert [row["data-key"] for row in page.find_all("li", {"data-entry": True})] == ["office"]
     assert (await stored_actor(services, client))["tenant_ref"] == "hamburg"
+    # the provider's word moves the person for everyone, audited where they left and where they joined
+    assert await services.people.find("sam") == Actor("sam", "hamburg")
+    moves = await services.audit.at_scopes(["tenant:berlin", "tenant:hamburg"])
+    assert sorted((e.action, e.scope) for e in moves) == [("move", "tenant:berlin"), ("move", "tenant:hamburg")]
 
 
 async def test_the_provider_is_asked_once_an_interval(

@@ -155,7 +155,7 @@ async def _recheck(
         change = role_change(actor, answer.actor)
         logger.info("the roles of %s were confirmed: %s", actor.id, change)
         if change.changed:
-            await services.people.note(answer.actor)
+            await services.admin.signed_in(answer.actor)  # the provider says so: it may move them
         rechecked = {
             **claimed,
             "actor": _actor_data(answer.actor),
