@@ -16,15 +16,12 @@ from joserfc.jwk import KeySet, RSAKey
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from tests.web.oidc_flow import BASE, SECRET, local, settings_for, start_login
 from web.app import create_app
 from web.auth.oidc import LoginError, LoginTransaction, OidcClient
 from web.auth.sessions import SESSION_COOKIE, csrf_token
 from web.oidc_mock import MockProvider, free_port
 from web.services import Services, open_services
-from web.settings import Settings
-
-SECRET = "login-test-secret-key-long-enough-0123456789"
-BASE = "http://127.0.0.1:8000"
 
 
 @pytest.fixture(scope="module")
@@ -34,17 +31,6 @@ def provider() -> Iterator[MockProvider]:
     mock.set_person("lena", {"name": "Lena", "tenant": "berlin", "groups": ["onfile-admin"]})
     yield mock
     mock.stop()
-
-
-def settings_for(tmp_path: Path, issuer: str) -> Settings:
-    return Settings(
-        database_url=f"sqlite+aiosqlite:///{tmp_path / 'login.sqlite3'}",
-        base_url=BASE,
-        secret_key=SECRET,
-        oidc_issuer=issuer,
-        oidc_client_id="onfile-tests",
-        oidc_client_secret="onfile-tests-secret",
-    )
 
 
 @pytest.fixture
@@ -62,18 +48,6 @@ async def client(
     async with AsyncTestClient(app=app, base_url=BASE) as test_client:
         test_client.follow_redirects = False  # a browser leaves for the provider; the test plays that part
         yield test_client
-
-
-def local(url: str) -> str:
-    parts = urlsplit(url)
-    assert f"{parts.scheme}://{parts.netloc}" == BASE
-    return f"{parts.path}?{parts.query}" if parts.query else parts.path
-
-
-async def start_login(client: AsyncTestClient[Litestar], next_path: str = "/agent/memories") -> str:
-    response = await client.get("/login", params={"next": next_path})
-    assert response.status_code == 303
-    return response.headers["location"]
 
 
 async def test_a_person_logs_in_with_pkce_state_and_nonce_and_lands_where_they_were_going(
