@@ -1,13 +1,14 @@
-"""People OnFile has seen, at login or in an agent call, with the tenant and roles they had then.
-The support preview offers them, so support staff pick a real person instead of typing one."""
+"""People OnFile has seen, at login or in an agent call, with the tenant and roles they had then, and
+the name their last login gave. The support preview offers them, so support staff pick a real person
+instead of typing one; the pages name people by these names."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -21,12 +22,14 @@ __all__ = ("KnownPeople",)
 
 people = table_of(KnownPersonRow)
 _ACTOR_COLUMNS = select(people.c.id, people.c.tenant_ref, people.c.roles)
+_NAMES_PER_STATEMENT = 500
+"""Well below what either backend binds in one statement (SQLite 32,766 values, asyncpg 32,767)."""
 
 
 def _note_statement(insert: Any, *, moving: bool) -> Any:
     """The upsert noting a person. Unless `moving`, a person already known in another organisation
     is left exactly as they were: only their sign-in (or an administrator) moves them."""
-    columns = ("id", "tenant_ref", "roles", "last_seen_at")
+    columns = ("id", "tenant_ref", "roles", "last_seen_at", "name")
     statement = insert(people).values({name: bindparam(name) for name in columns})
     return statement.on_conflict_do_update(
         index_elements=[people.c.id],
@@ -34,6 +37,8 @@ def _note_statement(insert: Any, *, moving: bool) -> Any:
             "tenant_ref": statement.excluded.tenant_ref,
             "roles": statement.excluded.roles,
             "last_seen_at": statement.excluded.last_seen_at,
+            # An agent call knows no name: it keeps the one the person's last login gave.
+            "name": func.coalesce(statement.excluded.name, people.c.name),
         },
         where=None if moving else people.c.tenant_ref.is_not_distinct_from(statement.excluded.tenant_ref),
     )
@@ -53,8 +58,9 @@ class KnownPeople:
         self._engine = engine
         self._clock = clock
 
-    async def note(self, actor: Actor, *, signed_in: bool = False) -> None:
-        """Remember `actor` as seen now, with their current roles. Their organisation is recorded when
+    async def note(self, actor: Actor, *, signed_in: bool = False, name: str | None = None) -> None:
+        """Remember `actor` as seen now, with their current roles, and with `name` when one is given (at
+        login); without one (an agent call) the name they had stays. Their organisation is recorded when
         they are first seen, and changes only when they `signed_in` with another one (their identity
         provider says so): an agent call naming another organisation changes nothing."""
         values = {
@@ -62,13 +68,14 @@ class KnownPeople:
             "tenant_ref": actor.tenant_ref,
             "roles": list(actor.roles),
             "last_seen_at": self._clock(),
+            "name": name,
         }
         async with writing(self._engine) as connection:
             statement = _NOTE[connection.dialect.name, signed_in]
             await run_statement(connection, statement, values, deferrable=True)
 
     async def forget(self, actor_id: str) -> bool:
-        """No longer offer `actor_id` (their erasure)."""
+        """No longer offer `actor_id`, and forget their name (their erasure)."""
         async with writing(self._engine) as connection:
             result = await connection.execute(delete(people).where(people.c.id == actor_id))
         return result.rowcount > 0
@@ -99,6 +106,20 @@ class KnownPeople:
         """The person seen with the id `person`, as last seen, if they were."""
         found = await self._actors(_ACTOR_COLUMNS.where(people.c.id == person))
         return found[0] if found else None
+
+    async def names_of(self, ids: Iterable[str]) -> dict[str, str]:
+        """The names of those of `ids` whose name is known, by id: everyone a page names, asked at once
+        (in one statement per 500 people)."""
+        wanted = sorted(set(ids))
+        found: dict[str, str] = {}
+        if not wanted:
+            return found
+        async with reading(self._engine) as connection:
+            for start in range(0, len(wanted), _NAMES_PER_STATEMENT):
+                chunk = wanted[start : start + _NAMES_PER_STATEMENT]
+                statement = select(people.c.id, people.c.name).where(people.c.id.in_(chunk), people.c.name.is_not(None))
+                found.update((id, name) for id, name in (await connection.execute(statement)).all())
+        return found
 
     async def _actors(self, statement: Any) -> list[Actor]:
         async with reading(self._engine) as connection:

@@ -183,7 +183,8 @@ class DashboardSessionRow(TableBase):
 
 class KnownPersonRow(TableBase):
     """Someone OnFile has seen at login or in an agent call, with the tenant and roles they had then:
-    the support preview offers them as actors to preview."""
+    the support preview offers them as actors to preview. `name` is what their identity provider
+    called them at their last login (None until they log in): pages show it beside their id."""
 
     __tablename__ = "known_person"
     __table_args__ = (Index(None, "last_seen_at"),)
@@ -192,6 +193,7 @@ class KnownPersonRow(TableBase):
     tenant_ref: Mapped[str | None]
     roles: Mapped[Any] = mapped_column(Json)
     last_seen_at: Mapped[datetime]
+    name: Mapped[str | None]
 
 
 def table_of(row: type[TableBase]) -> Table:

@@ -17,11 +17,13 @@ from sqlalchemy import inspect
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from store import Actor
 from store.in_memory import InMemoryMemoryProvider
 from store.persistence.engine import is_sqlite, open_engine
 from store.persistence.journal import RunJournal
 from store.persistence.memories import insert_records
 from store.persistence.migrate import alembic_config, downgrade_engine, include_in_comparison, upgrade, upgrade_engine
+from store.persistence.people import KnownPeople
 from store.persistence.provider import SqlMemoryProvider
 from store.persistence.search_index import SQLITE_INDEX_TABLES
 from store.persistence.tables import TableBase
@@ -238,3 +240,21 @@ async def test_upgrading_from_the_first_revision_indexes_the_memories_already_st
         assert stored.scalar_one() == index_terms("actor:ada", "depot", "works at Spandau")
     if is_sqlite(engine):
         assert await index_out_of_step(engine) == []
+
+
+def _people_columns(connection: Connection) -> set[str]:
+    return {c["name"] for c in inspect(connection).get_columns("known_person")}
+
+
+async def test_downgrading_to_0007_drops_the_names_and_keeps_the_people_seen(engine: AsyncEngine) -> None:
+    people = KnownPeople(engine)
+    await people.note(Actor("ada", "berlin"), name="Ada Lovelace")
+
+    await downgrade_engine(engine, "0007")
+    async with engine.connect() as connection:
+        downgraded = await connection.run_sync(_people_columns)
+    await upgrade_engine(engine)
+
+    assert "name" not in downgraded
+    assert await people.find("ada") == Actor("ada", "berlin")
+    assert await people.names_of(["ada"]) == {}
