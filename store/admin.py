@@ -390,12 +390,13 @@ class Administration:
         )
         return erasure
 
-    async def signed_in(self, person: Actor) -> None:
-        """Note a person who signed in, with the organisation their identity provider states: the one
-        way besides `move_person` that a person changes organisation, audited at both."""
+    async def signed_in(self, person: Actor, *, name: str | None = None) -> None:
+        """Note a person who signed in (under `name`, when their ID token gave one), with the
+        organisation their identity provider states: the one way besides `move_person` that a person
+        changes organisation, audited at both."""
         known = await self._people.find(person.id)
         async with self._provider.together():
-            await self._people.note(person, signed_in=True)
+            await self._people.note(person, signed_in=True, name=name)
             if known is not None and known.tenant_ref != person.tenant_ref:
                 await self._audit_move(person.id, person.id, known.tenant_ref, person.tenant_ref, by="sign-in")
 

@@ -6,8 +6,9 @@ a real identity provider process), so most web tests run at HTTP speed.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
+from typing import Protocol
 
 import pytest
 from litestar import Litestar
@@ -24,7 +25,12 @@ SECRET = "test-secret-key-that-is-long-enough-0123456789"
 AGENT_TOKEN = "agent-token-current-0123456789"
 AGENT_TOKEN_OLD = "agent-token-previous-0123456789"
 
-LoginAs = Callable[[Actor], Awaitable[str]]
+
+class LoginAs(Protocol):
+    """Log `actor` in on the test client under `name` (as their ID token would name them; their id in
+    title case when none is given); returns the CSRF token for unsafe requests."""
+
+    def __call__(self, actor: Actor, *, name: str | None = None) -> Awaitable[str]: ...
 
 
 @pytest.fixture
@@ -63,10 +69,8 @@ async def client(app: Litestar) -> AsyncIterator[AsyncTestClient[Litestar]]:
 
 @pytest.fixture
 def login_as(services: Services, client: AsyncTestClient[Litestar]) -> LoginAs:
-    """Log `actor` in on the test client; returns the CSRF token for unsafe requests."""
-
-    async def login(actor: Actor) -> str:
-        person = Person(actor=actor, name=actor.id.title(), email=f"{actor.id}@example.com", id_token="")
+    async def login(actor: Actor, *, name: str | None = None) -> str:
+        person = Person(actor=actor, name=name or actor.id.title(), email=f"{actor.id}@example.com", id_token="")
         session_id = await start_session(services, person, client.cookies.get(SESSION_COOKIE))
         client.cookies.set(SESSION_COOKIE, session_id)
         return csrf_token(SECRET, session_id)

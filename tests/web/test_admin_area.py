@@ -101,7 +101,7 @@ async def test_an_administrator_sees_every_fact_at_their_scopes_only_grouped_wit
     assert berlin.find(attrs={"data-budget-warning": True}) is None
     manifest = berlin.one("li", {"data-key": "manifest"})
     assert manifest.one(attrs={"data-badge": "always-on"})
-    assert manifest.one(attrs={"data-written-by": True}).text == "Written by lena"
+    assert manifest.one(attrs={"data-written-by": True}).text == "Written by Lena (lena)"
     assert manifest.one("button", {"data-action": "unpin"})
     assert berlin.one("li", {"data-key": "tone"}).one("button", {"data-action": "pin"})
     assert [o["value"] for o in page.one("select", {"name": "scope", "data-field": "scope"}).find_all("option")] == [

@@ -19,11 +19,11 @@ from web.services import Services
 
 
 def rows(page: Element) -> list[tuple[str, str, str]]:
-    """(action, who, key) of each entry shown."""
+    """(action, the id of who did it, key) of each entry shown."""
     found = []
     for row in page.find_all("tr", {"data-audit-entry": True}):
         key = row.find(attrs={"data-key": True})
-        found.append((row["data-audit-action"], row.one(attrs={"data-who": True}).text, key.text if key else ""))
+        found.append((row["data-audit-action"], row.one(attrs={"data-who": True})["data-who"], key.text if key else ""))
     return found
 
 

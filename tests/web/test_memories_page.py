@@ -84,7 +84,7 @@ async def test_each_entry_says_who_wrote_it_for_whom_and_when(
 
     assert entry("m_mine") == ("You wrote this", "Applies to you alone", "m_mine")
     assert entry("m_agent") == ("Your assistant concluded it", "Applies to you alone", "m_agent")
-    assert entry("m_org") == ("An administrator stated it", "Applies to everyone in your organisation", "m_org")
+    assert entry("m_org") == ("Stated by lena, an administrator", "Applies to everyone in your organisation", "m_org")
     when = page.one("li", {"data-entry": "m_mine"}).one("time")
     assert when["datetime"].endswith("Z")
     assert when.text.startswith("3 days ago")

@@ -77,9 +77,9 @@ async def test_the_form_offers_the_people_of_the_support_persons_organisation_wi
     options = page.one("select", {"name": "person"}).find_all("option")
     assert [(o["value"], o.text) for o in options] == [
         ("", "Choose a person…"),
-        ("sam", "sam · organisation berlin · support (onfile-support)"),
-        ("ada", "ada · organisation berlin · no roles"),
-        ("lena", "lena · organisation berlin · administers their organisation (onfile-admin)"),
+        ("sam", "Sam (sam) · organisation berlin · support (onfile-support)"),
+        ("ada", "Ada (ada) · organisation berlin · no roles"),
+        ("lena", "Lena (lena) · organisation berlin · administers their organisation (onfile-admin)"),
     ]
     assert [a["data-nav"] for a in page.find_all("a", {"data-nav": True})] == ["preview"]
 
@@ -98,7 +98,7 @@ async def test_a_preview_shows_the_exact_block_the_scopes_the_digest_and_what_wa
     page = await show(client, token, person="ada", thread_id="thr_9", text="pallet labels")
 
     result = page.one("section", {"data-preview-result": True})
-    assert result.one(attrs={"data-actor": True}).text == "ada · organisation berlin · no roles"
+    assert result.one(attrs={"data-actor": True}).text == "Ada (ada) · organisation berlin · no roles"
     assert result.one("pre", {"data-block": True}).text.split() == agent["block"].split()
     assert [li["data-scope"] for li in result.one(attrs={"data-scopes": True}).find_all("li")] == [
         "actor:ada",
@@ -106,7 +106,7 @@ async def test_a_preview_shows_the_exact_block_the_scopes_the_digest_and_what_wa
         "global",
     ]
     assert [li.text for li in result.one(attrs={"data-scopes": True}).find_all("li")] == [
-        "actor:ada ada alone",
+        "actor:ada Ada (ada) alone",
         "tenant:berlin everyone in the organisation “berlin”",
         "global everyone, in every organisation",
     ]

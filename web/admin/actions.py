@@ -16,7 +16,15 @@ from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Redirect, Template
 
 from web.admin.area import NO_STORE, elevation_of, forbidden
-from web.admin.pages import Form, not_administered, now, outcome_response, query_from, shared_facts_page
+from web.admin.pages import (
+    Form,
+    authors_named,
+    not_administered,
+    now,
+    outcome_response,
+    query_from,
+    shared_facts_page,
+)
 from web.admin.views import EditFormView, find_fact
 from web.auth.sessions import Viewer
 from web.services import Services
@@ -112,8 +120,11 @@ async def _step(
         return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, back)
     records = await services.admin.shared_memories(viewer.actor)
-    view = await shared_facts_page(services, viewer, elevation, query, records=records)
-    fact = find_fact(records, memory_id, viewer.actor, max_memories=services.settings.max_memories, now=now())
+    names = await authors_named(services, records)
+    view = await shared_facts_page(services, viewer, elevation, query, records=records, names=names)
+    fact = find_fact(
+        records, memory_id, viewer.actor, max_memories=services.settings.max_memories, now=now(), names=names
+    )
     if fact is None:
         return not_administered(request, view, query)
     form = EditFormView(

@@ -25,6 +25,7 @@ from web.admin.audit_views import (
     audit_page,
     filter_entries,
     for_spreadsheets,
+    people_named,
 )
 from web.auth.sessions import Viewer
 from web.services import Services
@@ -33,7 +34,7 @@ __all__ = ("audit_download_csv", "audit_download_json", "audit_trail")
 
 Action = Annotated[str | None, QueryParameter(name="action", description="write, edit, delete, pin, …")]
 Scope = Annotated[str | None, QueryParameter(name="scope", description="Only this scope.")]
-Who = Annotated[str | None, QueryParameter(name="who", description="Who did it (part of the id).")]
+Who = Annotated[str | None, QueryParameter(name="who", description="Who did it (part of the id or name).")]
 Key = Annotated[str | None, QueryParameter(name="key", description="Text in the key.")]
 Page = Annotated[str | None, QueryParameter(name="page", description="The page, from 1.")]
 
@@ -61,6 +62,7 @@ async def audit_trail(
         query,
         area=area_view(viewer, elevation, "audit"),
         now=datetime.now(UTC),
+        names=await services.people.names_of(people_named(entries)),
     )
     return Template("admin/audit.html", context={"page": view, "area": view.area}, headers=NO_STORE)
 
@@ -102,11 +104,14 @@ async def audit_download_json(
 
 
 async def _filtered(services: Services, viewer: Viewer, query: AuditQuery) -> list[AuditEntry] | Elevation:
-    """The filtered trail, or the person's elevation when it is not enough to see any of it."""
+    """The filtered trail, or the person's elevation when it is not enough to see any of it. Names are
+    asked for only when the filter looks for who did it: a download holds ids."""
     elevation = await elevation_of(services, viewer)
     if not elevation.administers:
         return elevation
-    return filter_entries(await services.admin.audit_entries(viewer.actor), query, elevation.scopes)
+    entries = await services.admin.audit_entries(viewer.actor)
+    names = await services.people.names_of(e.who for e in entries) if query.who else {}
+    return filter_entries(entries, query, elevation.scopes, names)
 
 
 def _attachment(extension: str) -> str:

@@ -1,8 +1,10 @@
 """The audit trail as the page and the downloads show it: filtered, paged, and in words.
 
 The entries are `store.admin`'s answer (the trail of the scopes the person administers); the filter
-narrows them by action, scope, who did it, and text in the key. A download carries the whole
-filtered set, never a page of it. CSV cells a spreadsheet would run as a formula are neutralised.
+narrows them by action, scope, who did it (by id or name), and text in the key. A download carries
+the whole filtered set, never a page of it. CSV cells a spreadsheet would run as a formula are
+neutralised. The page names the people in it — who acted, whose prompt was previewed, who was erased
+— by the names `people_named` asks for; the downloads keep to ids, as the entries hold them.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -22,7 +24,7 @@ from web.admin.area import AreaView
 from web.admin.words import action_words, scope_label
 from web.views.listing import page_number
 from web.views.memories import OptionView, TimeView
-from web.views.words import count_words, exact_time, relative_time
+from web.views.words import Mention, PersonName, count_words, exact_time, person_name, relative_time
 
 __all__ = (
     "AUDIT_PAGE_SIZE",
@@ -36,6 +38,7 @@ __all__ = (
     "filter_entries",
     "for_spreadsheets",
     "neutralise_cell",
+    "people_named",
 )
 
 AUDIT_PAGE_SIZE = 100
@@ -89,8 +92,11 @@ class AuditQuery:
         return f"?{encoded}" if encoded else ""
 
 
-def filter_entries(entries: Sequence[AuditEntry], query: AuditQuery, scopes: Sequence[str]) -> list[AuditEntry]:
-    """`who` matches the whole id or part of it, `key` any part of the key, both ignoring case."""
+def filter_entries(
+    entries: Sequence[AuditEntry], query: AuditQuery, scopes: Sequence[str], names: Mapping[str, str]
+) -> list[AuditEntry]:
+    """`who` matches the whole id or part of it, or of the name in `names` of whoever did it; `key`
+    any part of the key; all ignoring case."""
     scope = query.scope if query.scope in scopes else ""
     who, key = query.who.casefold(), query.key.casefold()
     return [
@@ -98,16 +104,36 @@ def filter_entries(entries: Sequence[AuditEntry], query: AuditQuery, scopes: Seq
         for e in entries
         if (not query.action or e.action == query.action)
         and (not scope or e.scope == scope)
-        and (not who or who in e.who.casefold())
+        and (not who or who in e.who.casefold() or who in names.get(e.who, "").casefold())
         and (not key or key in (e.key or "").casefold())
     ]
+
+
+def people_named(entries: Sequence[AuditEntry]) -> set[str]:
+    """The ids of everyone the entries name: who acted, and whom a preview or an erasure was about."""
+    named = {entry.who for entry in entries}
+    for entry in entries:
+        subject = _subject(entry)
+        if subject is not None:
+            named.add(subject)
+    return named
+
+
+def _subject(entry: AuditEntry) -> str | None:
+    """Whom a preview or an erasure was about."""
+    after = entry.after if isinstance(entry.after, dict) else {}
+    if entry.action == "preview" and isinstance(after.get("actor"), dict) and after["actor"].get("id"):
+        return str(after["actor"]["id"])
+    if entry.action == "erase" and after.get("person"):
+        return str(after["person"])
+    return None
 
 
 @dataclass(frozen=True, slots=True)
 class AuditRowView:
     id: str
     at: TimeView
-    who: str
+    who: PersonName
     action: str
     action_words: str
     scope: str
@@ -115,7 +141,7 @@ class AuditRowView:
     key: str
     before: str
     after: str
-    detail: str
+    detail: Mention | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,21 +169,23 @@ def _text_of(snapshot: Any) -> str:
     return str(snapshot.get("text", "")) if isinstance(snapshot, dict) else ""
 
 
-def _detail(entry: AuditEntry) -> str:
+def _detail(entry: AuditEntry, names: Mapping[str, str]) -> Mention | None:
     after = entry.after if isinstance(entry.after, dict) else {}
-    if entry.action == "preview" and isinstance(after.get("actor"), dict):
-        actor = after["actor"]
-        tenant = f" in {actor.get('tenantRef')}" if actor.get("tenantRef") else ""
-        return f"Looked at what the assistant is told about {actor.get('id')}{tenant}"
+    subject = _subject(entry)
+    if entry.action == "preview" and subject is not None:
+        tenant = after["actor"].get("tenantRef")
+        about = person_name(subject, names)
+        return Mention("Looked at what the assistant is told about ", about, f" in {tenant}" if tenant else "")
     source = after.get("promotedFrom")
     if entry.action == "promote" and isinstance(source, dict):
-        return f"Republished from {source.get('scope')} (memory {source.get('id')})"
-    if entry.action == "erase" and after.get("person"):
-        return (
-            f"Erased {after['person']}: {after.get('memories', 0)} memories, {after.get('conversations', 0)} "
-            f"conversations, {after.get('sessions', 0)} sessions"
+        return Mention(f"Republished from {source.get('scope')} (memory {source.get('id')})")
+    if entry.action == "erase" and subject is not None:
+        counts = (
+            f": {after.get('memories', 0)} memories, {after.get('conversations', 0)} conversations, "
+            f"{after.get('sessions', 0)} sessions"
         )
-    return ""
+        return Mention("Erased ", person_name(subject, names), counts)
+    return None
 
 
 def audit_page(
@@ -168,8 +196,10 @@ def audit_page(
     *,
     area: AreaView,
     now: datetime,
+    names: Mapping[str, str],
 ) -> AuditPage:
-    matching = filter_entries(entries, query, scopes)
+    """`names`: the names of the people the entries name (`people_named`), by id."""
+    matching = filter_entries(entries, query, scopes, names)
     pages = max(1, -(-len(matching) // AUDIT_PAGE_SIZE))
     page = min(query.page, pages)
     shown = matching[(page - 1) * AUDIT_PAGE_SIZE : page * AUDIT_PAGE_SIZE]
@@ -185,7 +215,7 @@ def audit_page(
                     relative=relative_time(e.at, now),
                     exact=exact_time(e.at),
                 ),
-                who=e.who,
+                who=person_name(e.who, names),
                 action=e.action,
                 action_words=action_words(e.action),
                 scope=e.scope,
@@ -193,7 +223,7 @@ def audit_page(
                 key=e.key or "",
                 before=_text_of(e.before),
                 after=_text_of(e.after),
-                detail=_detail(e),
+                detail=_detail(e, names),
             )
             for e in shown
         ),

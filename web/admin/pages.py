@@ -14,7 +14,7 @@ Nobody without an administered scope gets anything here but the 403 page saying 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
@@ -43,7 +43,7 @@ from web.admin.area import (
     problem,
     read_notice,
 )
-from web.admin.views import AdminQuery, CreateFormView, FactsPage, blank_create_form, facts_page, find_fact
+from web.admin.views import AdminQuery, CreateFormView, FactsPage, blank_create_form, facts_page, find_fact, writers
 from web.admin.words import scope_label
 from web.auth.sessions import Viewer
 from web.services import Services
@@ -51,6 +51,7 @@ from web.services import Services
 __all__ = (
     "FactForm",
     "Form",
+    "authors_named",
     "fact_row",
     "not_administered",
     "now",
@@ -145,8 +146,11 @@ async def fact_row(
         return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, "/admin")
     records = await services.admin.shared_memories(viewer.actor)
-    view = await shared_facts_page(services, viewer, elevation, query, records=records)
-    fact = find_fact(records, memory_id, viewer.actor, max_memories=services.settings.max_memories, now=now())
+    names = await authors_named(services, records)
+    view = await shared_facts_page(services, viewer, elevation, query, records=records, names=names)
+    fact = find_fact(
+        records, memory_id, viewer.actor, max_memories=services.settings.max_memories, now=now(), names=names
+    )
     if fact is None:
         return not_administered(request, view, query)
     if not request.htmx:
@@ -163,10 +167,14 @@ async def shared_facts_page(
     notice: NoticeView | None = None,
     create: CreateFormView | None = None,
     records: Sequence[MemoryRecord] | None = None,
+    names: Mapping[str, str] | None = None,
 ) -> FactsPage:
-    """Everything at the scopes the person administers (no cap), as the page shows it for `query`."""
+    """Everything at the scopes the person administers (no cap), as the page shows it for `query`.
+    `records` and their writers' `names`, when the caller has them already."""
     if records is None:
         records = await services.admin.shared_memories(viewer.actor)
+    if names is None:
+        names = await authors_named(services, records)
     settings = services.settings
     return facts_page(
         records,
@@ -177,9 +185,15 @@ async def shared_facts_page(
         max_memories=settings.max_memories,
         max_fact_chars=settings.max_fact_chars,
         now=now(),
+        names=names,
         create=create,
         notice=notice,
     )
+
+
+async def authors_named(services: Services, records: Sequence[MemoryRecord]) -> dict[str, str]:
+    """The names of the people who wrote `records`, asked at once."""
+    return await services.people.names_of(writers(records))
 
 
 async def outcome_response(

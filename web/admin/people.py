@@ -4,6 +4,7 @@ global administrator. A confirmation says what goes and what stays; the erasure 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated
 from urllib.parse import urlencode
@@ -19,6 +20,7 @@ from store.admin import PEOPLE_SHOWN
 from web.admin.area import NO_STORE, AreaView, Elevation, ProblemView, area_view, elevation_of, forbidden, problem
 from web.auth.sessions import Viewer
 from web.services import Services
+from web.views.words import PersonName, person_name
 
 __all__ = ("ERASE_PATH", "confirm_erasure", "erase_href", "erase_person", "people")
 
@@ -32,6 +34,7 @@ class PersonView:
     """`erase_href` addresses the person in the query, so any id works (one holding '/', or '..')."""
 
     id: str
+    who: PersonName
     organisation: str
     roles: str
     erase_href: str
@@ -61,9 +64,10 @@ class ErasurePage:
     sessions: int = 0
 
 
-def _person(actor: Actor) -> PersonView:
+def _person(actor: Actor, names: Mapping[str, str]) -> PersonView:
     return PersonView(
         id=actor.id,
+        who=person_name(actor.id, names),
         organisation=actor.tenant_ref or "no organisation",
         roles=", ".join(actor.roles) if actor.roles else "no roles",
         erase_href=erase_href(actor.id),
@@ -91,9 +95,10 @@ async def people(
         return forbidden(request, viewer, elevation, "people")
     sought = person.strip() if person else ""
     found = await services.admin.erasable_people(viewer.actor, person=sought or None)
+    names = await services.people.names_of(p.id for p in found.people)
     page = PeoplePage(
         area=area_view(viewer, elevation, "people"),
-        people=tuple(_person(p) for p in found.people),
+        people=tuple(_person(p, names) for p in found.people),
         more=found.more,
         sought=sought,
     )
@@ -121,7 +126,7 @@ async def confirm_erasure(
         return _not_found(request, viewer, elevation, person_id)
     page = ErasurePage(
         area=area_view(viewer, elevation, "people"),
-        person=_person(found),
+        person=_person(found, await services.people.names_of([found.id])),
         memories=await services.admin.own_memory_count(found),
         retention_hours=services.settings.journal_retention_hours,
     )
@@ -145,12 +150,14 @@ async def _erase(request: HTMXRequest, services: Services, viewer: Viewer, perso
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "people")
     person = await _erasable(services, viewer, person_id)
+    # Their name goes with them: the page saying so is the last to name them.
+    names = {} if person is None else await services.people.names_of([person.id])
     erasure = None if person is None else await services.admin.erase_person(viewer.actor, person)
     if person is None or erasure is None:  # already erased (a second submit), or never one of theirs
         return _not_found(request, viewer, elevation, person_id)
     page = ErasurePage(
         area=area_view(viewer, elevation, "people"),
-        person=_person(person),
+        person=_person(person, names),
         memories=erasure.memories,
         retention_hours=services.settings.journal_retention_hours,
         done=True,

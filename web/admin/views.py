@@ -2,12 +2,13 @@
 
 Nothing here decides who may do what; `store.admin` does. Which records are shown is a filter over
 what it returned (every memory at the scopes the person administers), grouped by scope in the
-resolver's order, always-on facts first and then by key, `PAGE_SIZE` at a time per scope.
+resolver's order, always-on facts first and then by key, `PAGE_SIZE` at a time per scope. Who wrote
+each fact is named by the names of `writers` the page asked for at once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import quote, urlencode
@@ -18,7 +19,7 @@ from web.admin.area import AreaView, NoticeView
 from web.admin.words import ScopeLabel, scope_label, scope_slug
 from web.views.listing import page_number
 from web.views.memories import OptionView, TimeView
-from web.views.words import count_words, exact_time, relative_time
+from web.views.words import Mention, count_words, exact_time, person_name, relative_time
 
 __all__ = (
     "PAGE_SIZE",
@@ -36,6 +37,7 @@ __all__ = (
     "fact_view",
     "facts_page",
     "find_fact",
+    "writers",
 )
 
 PAGE_SIZE = 50
@@ -78,7 +80,7 @@ class FactView:
     scope_name: str
     audience: str
     pinned: bool
-    written_by: str
+    written_by: Mention
     updated: TimeView
     pin_warning: str
     """Said beside "Always on" when pinning this would push the scope's always-on keys past the ceiling."""
@@ -185,15 +187,25 @@ class FactsPage:
         return next((f for g in self.groups for f in g.facts if f.id == memory_id), None)
 
 
-def fact_view(record: MemoryRecord, label: ScopeLabel, now: datetime, pin_warning: str = "") -> FactView:
+def writers(records: Iterable[MemoryRecord]) -> set[str]:
+    """The ids of the people who wrote `records` (the assistant's conclusions name nobody)."""
+    return {r.origin.actor_ref for r in records if r.origin.author == "human" and r.origin.actor_ref}
+
+
+def _written_by(record: MemoryRecord, names: Mapping[str, str]) -> Mention:
     origin = record.origin
-    who = origin.actor_ref or "someone"
     if origin.author == "agent":
-        written_by = "Concluded by the assistant"
-    elif origin.promoted_from:
-        written_by = f"Promoted by {who} from their own notes"
-    else:
-        written_by = f"Written by {who}"
+        return Mention("Concluded by the assistant")
+    lead, tail = ("Promoted by ", " from their own notes") if origin.promoted_from else ("Written by ", "")
+    if not origin.actor_ref:
+        return Mention(f"{lead}someone{tail}")
+    return Mention(lead, person_name(origin.actor_ref, names), tail)
+
+
+def fact_view(
+    record: MemoryRecord, label: ScopeLabel, now: datetime, pin_warning: str = "", *, names: Mapping[str, str]
+) -> FactView:
+    """`names`: the name of the fact's writer, if known (see `writers`)."""
     return FactView(
         id=record.id,
         key=record.key,
@@ -202,7 +214,7 @@ def fact_view(record: MemoryRecord, label: ScopeLabel, now: datetime, pin_warnin
         scope_name=label.name,
         audience=label.audience,
         pinned=record.pinned,
-        written_by=written_by,
+        written_by=_written_by(record, names),
         updated=TimeView(
             iso=record.updated_at.isoformat().replace("+00:00", "Z"),
             relative=relative_time(record.updated_at, now),
@@ -232,9 +244,11 @@ def facts_page(
     max_memories: int,
     max_fact_chars: int,
     now: datetime,
+    names: Mapping[str, str],
     create: CreateFormView | None = None,
     notice: NoticeView | None = None,
 ) -> FactsPage:
+    """`names`: the names of the people who wrote `records` (`writers`), by id."""
     if query.scope not in scopes:
         query = replace(query, scope="", page=1 if query.scope else query.page)
     labels = {scope: scope_label(scope, actor) for scope in scopes}
@@ -244,7 +258,7 @@ def facts_page(
             by_scope[record.scope].append(record)
     shown = [s for s in scopes if not query.scope or s == query.scope]
     groups = tuple(
-        _group(sorted(by_scope[s], key=lambda r: (not r.pinned, r.key)), labels[s], query, max_memories, now)
+        _group(sorted(by_scope[s], key=lambda r: (not r.pinned, r.key)), labels[s], query, max_memories, now, names)
         for s in shown
     )
     total = sum(len(held) for held in by_scope.values())
@@ -304,7 +318,12 @@ def blank_create_form(
 
 
 def _group(
-    held: list[MemoryRecord], label: ScopeLabel, query: AdminQuery, max_memories: int, now: datetime
+    held: list[MemoryRecord],
+    label: ScopeLabel,
+    query: AdminQuery,
+    max_memories: int,
+    now: datetime,
+    names: Mapping[str, str],
 ) -> ScopeGroupView:
     needle = query.text.casefold()
     matching = [r for r in held if not needle or needle in r.key.casefold() or needle in r.text.casefold()]
@@ -326,7 +345,7 @@ def _group(
         count_words=f"{len(matching):,} of {count_words(len(held), 'fact', 'facts')}"
         if query.text
         else count_words(len(held), "fact", "facts"),
-        facts=tuple(fact_view(r, label, now, "" if r.pinned else pin_warning) for r in shown),
+        facts=tuple(fact_view(r, label, now, "" if r.pinned else pin_warning, names=names) for r in shown),
         pager=_pager(query, label.token, page, pages, start, len(shown), len(matching)) if focused else None,
         more_href=query.href(scope=label.token, page=2) + f"#scope-{scope_slug(label.token)}"
         if not focused and remaining > 0
@@ -366,11 +385,17 @@ def _pin_warning(budget: PinBudget) -> str:
 
 
 def find_fact(
-    records: Sequence[MemoryRecord], memory_id: str, actor: Actor, *, max_memories: int, now: datetime
+    records: Sequence[MemoryRecord],
+    memory_id: str,
+    actor: Actor,
+    *,
+    max_memories: int,
+    now: datetime,
+    names: Mapping[str, str],
 ) -> FactView | None:
     """One of `records` by id, whichever page or filter would show it."""
     record = next((r for r in records if r.id == memory_id), None)
     if record is None:
         return None
     warning = "" if record.pinned else _pin_warning(pin_budget(records, scope=record.scope, max_memories=max_memories))
-    return fact_view(record, scope_label(record.scope, actor), now, warning)
+    return fact_view(record, scope_label(record.scope, actor), now, warning, names=names)

@@ -75,11 +75,12 @@ def _sealer(secret_key: str) -> TokenSealer:
 
 async def start_session(services: Services, person: Person, previous_session_id: str | None) -> str:
     """A new session for `person`; the one the browser had before (if any) is deleted, so the id rotates.
-    Signing in is a check of the roles: the next is due `role_recheck` from now."""
+    The person is noted as seen, under the name their ID token gave this time. Signing in is a check of
+    the roles: the next is due `role_recheck` from now."""
     if previous_session_id:
         await services.sessions.delete(previous_session_id)
     actor = person.actor
-    await services.admin.signed_in(actor)
+    await services.admin.signed_in(actor, name=person.name)
     session = await services.sessions.create(
         {
             "actor": _actor_data(actor),

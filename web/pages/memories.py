@@ -61,6 +61,7 @@ from web.views.memories import (
     RowPage,
     entry_view,
     memories_page,
+    stated_by,
 )
 from web.views.words import scope_words
 
@@ -290,14 +291,16 @@ async def _page(
     selection = select_entries(found, viewer.actor, query, related)
     elevation = await elevation_of(services, viewer)
     area_href = "/admin" if elevation.administers else "/support/preview" if elevation.may_preview else ""
+    shown = selection.shown()
     return memories_page(
         selection,
         viewer.actor,
-        resolving=await resolving_origins(services, selection.shown()),
+        resolving=await resolving_origins(services, shown),
         now=now,
         conversation_url=services.settings.conversation_url,
         viewer_name=viewer.name,
         csrf_token=viewer.csrf_token,
+        names=await services.people.names_of(stated_by(shown, viewer.actor)),
         notice=notice,
         promotion_targets=await _promotion_targets(services, viewer),
         area_href=area_href,
@@ -312,6 +315,7 @@ async def _row(services: Services, viewer: Viewer, found: OnFile, entry: DigestE
         resolving=await resolving_origins(services, [entry]),
         now=_now(),
         conversation_url=services.settings.conversation_url,
+        names=await services.people.names_of(stated_by([entry], viewer.actor)),
         promotion_targets=await _promotion_targets(services, viewer),
     )
 

@@ -26,6 +26,7 @@ from litestar.params import Body
 from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
+from store.admin import Preview
 from store.domain.identifiers import id_problem
 from web.admin.api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
 from web.admin.area import NO_STORE, ROLES_UNCONFIRMED, area_view, elevation_of, forbidden
@@ -81,7 +82,8 @@ async def preview_page(
     if not elevation.may_preview:
         return forbidden(request, viewer, elevation, "preview")
     people = await services.admin.people_to_preview(viewer.actor)
-    form = preview_form(people, services.settings, everywhere=services.settings.support_all_tenants)
+    names = await services.people.names_of(p.id for p in people)
+    form = preview_form(people, services.settings, names=names, everywhere=services.settings.support_all_tenants)
     view = PreviewPage(area=area_view(viewer, elevation, "preview"), form=form)
     return Template("support/preview.html", context={"page": view, "area": view.area}, headers=NO_STORE)
 
@@ -97,7 +99,7 @@ async def show_preview(
     if not elevation.may_preview:
         return forbidden(request, viewer, elevation, "preview")
     target = data.person_id()
-    result = None
+    shown: Preview | None = None
     status = 400
     if isinstance(target, FieldProblem):
         problem: FieldProblem | None = target
@@ -108,12 +110,13 @@ async def show_preview(
         if preview == "unknown":
             problem, status = FieldProblem("actor_id" if data.actor_id else "person", unknown_person(target)), 404
         else:
-            problem, status = None, 200
-            result = preview_result(preview, services.settings, memory_on=services.settings.memory_enabled)
+            problem, status, shown = None, 200, preview
     people = await services.admin.people_to_preview(viewer.actor)
+    names = await services.people.names_of([p.id for p in people] + ([shown.actor.id] if shown else []))
     form = preview_form(
         people,
         services.settings,
+        names=names,
         everywhere=services.settings.support_all_tenants,
         person=data.person,
         actor_id=data.actor_id,
@@ -122,6 +125,9 @@ async def show_preview(
         problem=problem,
     )
     area = area_view(viewer, elevation, "preview")
+    result = None
+    if shown is not None:
+        result = preview_result(shown, services.settings, memory_on=services.settings.memory_enabled, names=names)
     view = PreviewPage(area=area, form=form, result=result)
     return Template("support/preview.html", context={"page": view, "area": area}, status_code=status, headers=NO_STORE)
 

@@ -1,12 +1,13 @@
 """The view-models of the prompt preview (`/support/preview`): the form, and what the model would see.
 
 The block is shown exactly as `store.admin.Administration.preview` rendered it — the same bytes the
-agent API returns for the same person and text. Everything else here is that preview in words.
+agent API returns for the same person and text. Everything else here is that preview in words. People
+are named by the names their logins gave (`names`, by id), with their ids.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from store import Actor, Author, own_scope
@@ -14,6 +15,7 @@ from store.admin import Preview
 from web.admin.area import AreaView
 from web.admin.words import role_words, scope_label
 from web.settings import Settings
+from web.views.words import person_name
 
 __all__ = (
     "EntryLine",
@@ -120,16 +122,17 @@ class PreviewPage:
     result: PreviewResultView | None = None
 
 
-def actor_words(actor: Actor, settings: Settings) -> str:
-    """`ada · organisation berlin · no roles`."""
+def actor_words(actor: Actor, settings: Settings, names: Mapping[str, str]) -> str:
+    """`Ada Lovelace (ada) · organisation berlin · no roles`."""
     tenant = f"organisation {actor.tenant_ref}" if actor.tenant_ref else "no organisation"
-    return f"{actor.id} · {tenant} · {role_words(actor.roles, settings)}"
+    return f"{person_name(actor.id, names).text} · {tenant} · {role_words(actor.roles, settings)}"
 
 
 def preview_form(
     people: Sequence[Actor],
     settings: Settings,
     *,
+    names: Mapping[str, str],
     everywhere: bool = False,
     person: str = "",
     actor_id: str = "",
@@ -138,7 +141,7 @@ def preview_form(
     problem: FieldProblem | None = None,
 ) -> PreviewFormView:
     return PreviewFormView(
-        people=tuple(PersonOption(p.id, actor_words(p, settings), p.id == person) for p in people),
+        people=tuple(PersonOption(p.id, actor_words(p, settings, names), p.id == person) for p in people),
         person=person,
         actor_id=actor_id,
         thread_id=thread_id,
@@ -153,13 +156,15 @@ def _author(author: Author) -> str:
     return "a person" if author == "human" else "the assistant"
 
 
-def _scope_words(scope: str, actor: Actor) -> str:
+def _scope_words(scope: str, actor: Actor, names: Mapping[str, str]) -> str:
     if scope == own_scope(actor):
-        return f"{actor.id} alone"
+        return f"{person_name(actor.id, names).text} alone"
     return scope_label(scope, Actor(actor.id)).audience
 
 
-def preview_result(preview: Preview, settings: Settings, *, memory_on: bool) -> PreviewResultView:
+def preview_result(
+    preview: Preview, settings: Settings, *, memory_on: bool, names: Mapping[str, str]
+) -> PreviewResultView:
     digest, actor = preview.digest, preview.actor
     if digest.recalled:
         selection = (
@@ -172,12 +177,12 @@ def preview_result(preview: Preview, settings: Settings, *, memory_on: bool) -> 
         selection = "Everything that applies fits: nothing was left out."
     dropped = digest.pinned_omitted
     return PreviewResultView(
-        actor=actor_words(actor, settings),
+        actor=actor_words(actor, settings, names),
         memory_on=memory_on,
         block=preview.block,
         chars=preview.chars,
         tokens_estimate=preview.tokens_estimate,
-        scopes=tuple(ScopeLine(i, s, _scope_words(s, actor)) for i, s in enumerate(digest.scopes, start=1)),
+        scopes=tuple(ScopeLine(i, s, _scope_words(s, actor, names)) for i, s in enumerate(digest.scopes, start=1)),
         entries=tuple(
             EntryLine(
                 key=e.key,

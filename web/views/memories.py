@@ -8,6 +8,7 @@ module only puts those answers into words and addresses.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -19,13 +20,14 @@ from web.on_file import origin_of
 from web.views.listing import PAGE_SIZE, RELATED_LIMIT, GroupSelection, MemoryQuery, Selection, cursor_of
 from web.views.words import (
     AuthorKind,
+    Mention,
     author_kind,
-    author_words,
     count_words,
     exact_time,
     override_by,
     relative_time,
     scope_words,
+    written_by,
 )
 
 __all__ = (
@@ -48,6 +50,7 @@ __all__ = (
     "conversation_link",
     "entry_view",
     "memories_page",
+    "stated_by",
 )
 
 
@@ -96,7 +99,7 @@ class EntryView:
     fact: str
     scope_words: str
     author: AuthorKind
-    author_words: str
+    written_by: Mention
     updated: TimeView
     pinned: bool
     overrides: tuple[OverrideView, ...]
@@ -263,14 +266,16 @@ def memories_page(
     conversation_url: str,
     viewer_name: str,
     csrf_token: str,
+    names: Mapping[str, str],
     notice: NoticeView | None = None,
     promotion_targets: tuple[str, ...] = (),
     area_href: str = "",
 ) -> MemoriesPage:
     """`promotion_targets`: the wider scopes the person may republish their own entries at
-    (`Administration.promotion_targets`), offered on each of their own entries."""
+    (`Administration.promotion_targets`), offered on each of their own entries; `names`: the names of
+    the people who stated the entries shown (`stated_by`), by id."""
     query = selection.query
-    entries = _EntryBuilder(actor, selection, resolving, now, conversation_url, promotion_targets)
+    entries = _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets)
     matching = selection.matching
     verb = "" if query.related else " matches" if matching == 1 else " match"
     return MemoriesPage(
@@ -340,10 +345,20 @@ def entry_view(
     resolving: frozenset[Origin],
     now: datetime,
     conversation_url: str,
+    names: Mapping[str, str],
     promotion_targets: tuple[str, ...] = (),
 ) -> EntryView:
     """One entry as the page shows it, wherever it is on the page (an in-place step puts it back)."""
-    return _EntryBuilder(actor, selection, resolving, now, conversation_url, promotion_targets).build(entry)
+    return _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets).build(entry)
+
+
+def stated_by(entries: Iterable[DigestEntry], actor: Actor) -> set[str]:
+    """The ids of the administrators who stated `entries`, as `actor`'s page names them."""
+    return {
+        ref
+        for e in entries
+        if (ref := e.record.origin.actor_ref) and author_kind(e.record.origin, e.scope, actor) == "administrator"
+    }
 
 
 def group_view(group: GroupSelection, query: MemoryQuery, entries: _EntryBuilder) -> GroupView:
@@ -456,9 +471,11 @@ class _EntryBuilder:
         resolving: frozenset[Origin],
         now: datetime,
         conversation_url: str,
+        names: Mapping[str, str],
         promotion_targets: tuple[str, ...] = (),
     ) -> None:
         self._actor = actor
+        self._names = names
         self._promotion_targets = promotion_targets
         self._resolving = resolving
         self._now = now
@@ -476,7 +493,7 @@ class _EntryBuilder:
             fact=entry.text,
             scope_words=f"Applies to {words.held_for}",
             author=kind,
-            author_words=author_words(kind),
+            written_by=written_by(kind, record.origin, self._names),
             updated=TimeView(
                 iso=record.updated_at.isoformat().replace("+00:00", "Z"),
                 relative=relative_time(record.updated_at, self._now),

@@ -1,15 +1,21 @@
-"""Plain words for what the page shows: scopes, authors, times and counts.
+"""Plain words for what the page shows: scopes, authors, people, times and counts.
 
 A person never has to read a scope token. Their own scope is "you", a `tenant:` scope is "your
 organisation", `global` is "everyone", and any other token a resolver mints (`depot:north`) is named
 by its two halves ("your depot “north”"). Who wrote a memory is read from its origin and its scope:
 the assistant, the person themselves, or — a human-authored memory held for more people than
-them — an administrator.
+them — an administrator, named when the origin says who.
+
+A person is named by the name their identity provider gave at their last login, with their id beside
+it, since names are not unique; someone whose name OnFile does not know (never logged in, or erased)
+by their id alone. A page asks for all the names it shows at once (`KnownPeople.names_of`) and hands
+them here as a mapping from id to name.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal
@@ -18,15 +24,19 @@ from store import DIRECTION_CONTROLS, GLOBAL_SCOPE, Actor, Author, MemoryOrigin,
 
 __all__ = (
     "AuthorKind",
+    "Mention",
+    "PersonName",
     "ScopeWords",
     "author_kind",
     "author_words",
     "count_words",
     "exact_time",
     "override_by",
+    "person_name",
     "relative_time",
     "scope_words",
     "shown_as_read",
+    "written_by",
 )
 
 AuthorKind = Literal["you", "assistant", "administrator"]
@@ -124,6 +134,42 @@ def author_words(kind: AuthorKind) -> str:
         "assistant": "Your assistant concluded it",
         "administrator": "An administrator stated it",
     }[kind]
+
+
+@dataclass(frozen=True, slots=True)
+class PersonName:
+    """How a page names one person: `name` (empty when OnFile knows none, or it is just their id), and
+    their `id`. Templates show it with the `person` macro (`_person.html`): the name, the id smaller."""
+
+    id: str
+    name: str = ""
+
+    @property
+    def text(self) -> str:
+        """As plain text, where no markup can go (a title, a button, an option): "Ada Lovelace (ada)"."""
+        return f"{self.name} ({self.id})" if self.name else self.id
+
+
+def person_name(person_id: str, names: Mapping[str, str]) -> PersonName:
+    name = names.get(person_id, "")
+    return PersonName(person_id, "" if name == person_id else name)
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """Words that may name a person: `lead`, the person, then `tail` ("Stated by ", Lena, ", an
+    administrator"). Templates show it with the `mention` macro (`_person.html`)."""
+
+    lead: str
+    person: PersonName | None = None
+    tail: str = ""
+
+
+def written_by(kind: AuthorKind, origin: MemoryOrigin, names: Mapping[str, str]) -> Mention:
+    """Who wrote an entry, in words (`author_words`), naming the administrator when the origin says who."""
+    if kind == "administrator" and origin.actor_ref:
+        return Mention("Stated by ", person_name(origin.actor_ref, names), ", an administrator")
+    return Mention(author_words(kind))
 
 
 def override_by(author: Author, scope: str, actor: Actor) -> str:
