@@ -35,6 +35,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from store import Actor
+from store.domain.names import display_name
 from web.auth.roles import actor_from_claims
 from web.auth.tokens import ProviderTokens
 
@@ -76,7 +77,9 @@ class LoginTransaction:
 
 @dataclass(frozen=True, slots=True)
 class Person:
-    """Who logged in, as OnFile uses it."""
+    """Who logged in, as OnFile uses it. `name` is the ID token's `name` claim, else its
+    `preferred_username`, else the person's id (never their email, which is no name and which the
+    pages would then show to others), kept as `store.domain.names.display_name` keeps a name."""
 
     actor: Actor
     name: str
@@ -317,10 +320,11 @@ class OidcClient:
         return _json_document(response, endpoint)
 
     def _person(self, claims: Mapping[str, Any], id_token: str, tokens: ProviderTokens) -> Person:
-        name = claims.get("name") or claims.get("preferred_username") or claims.get("email") or claims["sub"]
+        actor = actor_from_claims(claims, tenant_claim=self._tenant_claim, roles_claim=self._roles_claim)
+        name = display_name(claims.get("name")) or display_name(claims.get("preferred_username")) or actor.id
         return Person(
-            actor=actor_from_claims(claims, tenant_claim=self._tenant_claim, roles_claim=self._roles_claim),
-            name=str(name),
+            actor=actor,
+            name=name,
             email=str(claims.get("email") or ""),
             id_token=id_token,
             tokens=tokens,
