@@ -145,8 +145,11 @@ def _many_for_max(count: int = 2_400) -> Iterator[MemoryRecord]:
 
 
 async def seed_demo(services: Services) -> None:
-    """Fill an empty database with the demo: memories, conversations, and one that is gone."""
+    """Fill an empty database with the demo: memories, conversations, and one that is gone, and the
+    demo people as seen with their names, so the pages name them before anyone logs in."""
     await services.provider.add([*demo_records(), *_many_for_max()])
+    for person in DEMO_PEOPLE:
+        await services.people.note(Actor(person.sub, person.tenant, person.roles), name=person.name)
     for thread in ("thr_q3_report", "thr_intro", "thr_rota", "thr_gone"):
         await services.registry.register_run(f"{thread}-run-1", thread, "ada")
     await services.registry.delete_thread("thr_gone")

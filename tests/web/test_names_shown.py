@@ -15,6 +15,7 @@ from tests.web.admin_builders import shared, tree
 from tests.web.builders import HTMX, make_record, seed
 from tests.web.conftest import AGENT_TOKEN, LoginAs
 from tests.web.html_tree import Element
+from web.demo import DEMO_PEOPLE, seed_demo
 from web.services import Services
 
 LENA = Actor("lena", "berlin", ("onfile-admin",))
@@ -209,3 +210,21 @@ async def test_each_page_asks_for_the_names_it_shows_once_however_many_people_it
         assert (await client.get(path)).status_code == 200, path
         names_read = [sql for sql in statements if "known_person.name" in sql]
         assert len(names_read) == 1, (path, names_read)
+
+
+async def test_the_demo_names_its_people_before_anyone_logs_in(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed_demo(services)
+    await login_as(Actor("root", "berlin", ("onfile-admin",)))
+
+    facts = tree(await client.get("/admin"))
+    people = tree(await client.get("/admin/people"))
+
+    tone = facts.one("li", {"data-key": "tone"}).one(attrs={"data-written-by": True}).text
+    listed = people.find_all("li", {"data-person": True})
+    assert tone == "Written by Lena Vogt (lena)"
+    assert {li["data-person"]: li.one(attrs={"data-named": True}).text for li in listed} == {
+        "root": "Root (root)",
+        **{person.sub: f"{person.name} ({person.sub})" for person in DEMO_PEOPLE if person.tenant == "berlin"},
+    }
