@@ -148,14 +148,12 @@ async def seed_demo(services: Services) -> None:
     """Fill an empty database with the demo: memories, conversations, and one that is gone, and the
     demo people as seen with their names, so the pages name them before anyone logs in."""
     await services.provider.add([*demo_records(), *_many_for_max()])
-    for person in DEMO_PEOPLE:
+    for person in DEMO_PEOPLE:  # each is known by name, so support may preview them before they sign in
         await services.people.note(Actor(person.sub, person.tenant, person.roles), name=person.name)
     for thread in ("thr_q3_report", "thr_intro", "thr_rota", "thr_gone"):
         await services.registry.register_run(f"{thread}-run-1", thread, "ada")
     await services.registry.delete_thread("thr_gone")
     await services.registry.register_run("thr_lena_dispatch-run-1", "thr_lena_dispatch", "lena")
-    for person in DEMO_PEOPLE:  # each has talked to the assistant: support may preview them before they sign in
-        await services.people.note(Actor(person.sub, person.tenant, person.roles))
 
 
 class DemoRefusedError(Exception):
