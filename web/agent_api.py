@@ -31,10 +31,20 @@ from store.runs import (
     RunNotStartedError,
 )
 from web.api_errors import JSON_API_EXCEPTIONS, TOO_LARGE
+from web.json_bodies import NOT_JSON_TYPE
 from web.security import bearer_presented
 from web.services import Services
 
-__all__ = ("DigestIn", "DigestOut", "ProblemOut", "RecordOut", "agent_router", "bearer_scheme", "digest_out")
+__all__ = (
+    "NOT_JSON",
+    "DigestIn",
+    "DigestOut",
+    "ProblemOut",
+    "RecordOut",
+    "agent_router",
+    "bearer_scheme",
+    "digest_out",
+)
 
 _ID_RULE = (
     "1–200 characters of plain visible text: no control, invisible or text-direction character, no space at "
@@ -276,6 +286,8 @@ _REFUSALS = {
     ),
     413: _refusal("The body is larger than OnFile accepts", TOO_LARGE),
 }
+NOT_JSON = _refusal("The body was not sent as JSON", f"{NOT_JSON_TYPE}; this one came as text/plain.")
+"""415, for every route that takes a JSON body."""
 _CONFLICT = _refusal(
     "Another actor's run, or a person known in another organisation",
     "u1 is known in organisation berlin, but this call names organisation hamburg: an agent call cannot move a "
@@ -358,7 +370,7 @@ DIGEST_EXAMPLE = {
         "only by signing in, or by an operator's `onfile people move`)."
     ),
     status_code=200,
-    responses={200: _DIGEST_ANSWER, **_REFUSALS, 409: _CONFLICT, 410: _GONE},
+    responses={200: _DIGEST_ANSWER, **_REFUSALS, 409: _CONFLICT, 410: _GONE, 415: NOT_JSON},
 )
 async def run_digest(
     services: NamedDependency[Services],
@@ -389,7 +401,7 @@ async def run_digest(
         "with no recorded digest is 409, and so is a callId already carried out with another key or fact."
     ),
     status_code=200,
-    responses={200: _REMEMBER_ANSWER, **_REFUSALS, 409: _CALL_CONFLICT, 410: _GONE},
+    responses={200: _REMEMBER_ANSWER, **_REFUSALS, 409: _CALL_CONFLICT, 410: _GONE, 415: NOT_JSON},
 )
 async def run_remember(
     services: NamedDependency[Services],
@@ -446,6 +458,7 @@ async def thread_deleted(services: NamedDependency[Services], thread_id: PathId)
             "Nothing was marked: these runs belong to another thread than thr_41, so they cannot have been dropped "
             "from its history: run_7.",
         ),
+        415: NOT_JSON,
     },
 )
 async def runs_dropped(

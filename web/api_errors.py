@@ -1,9 +1,9 @@
 """The JSON APIs' one shape for a refusal, `{"error": "…"}`, for what Litestar itself refuses.
 
-A handler's own refusals already answer that shape; these handlers give it to the rest — a body that
-does not parse or does not match its schema, an address that does not, a missing credential, a body
-too large, JSON nested deeper than the decoder goes — so a client reads every refusal the same way.
-Each problem in a body is named by its path (`actor.id: Expected str of length <= 200`).
+A handler's own refusals already answer that shape; this handler gives it to the rest — a body that
+does not parse or does not match its schema (`web.json_bodies`), an address that does not, a missing
+credential, a body too large — so a client reads every refusal the same way. Each problem in a body is
+named by its path (`actor.id: Expected str of length <= 200`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from litestar.exceptions import HTTPException
 from litestar.status_codes import HTTP_413_REQUEST_ENTITY_TOO_LARGE
 from litestar.types import ExceptionHandlersMap
 
-__all__ = ("JSON_API_EXCEPTIONS", "TOO_LARGE", "http_problem", "problem_message")
+__all__ = ("JSON_API_EXCEPTIONS", "TOO_DEEP", "TOO_LARGE", "http_problem", "problem_message")
 
 TOO_LARGE = "The request body is larger than OnFile accepts; a turn's text or a fact is far smaller."
 TOO_DEEP = "The request is not valid: its JSON is nested too deeply."
@@ -44,8 +44,4 @@ def http_problem(_: Request[Any, Any, State], error: HTTPException) -> Response[
     return Response({"error": problem_message(error)}, status_code=error.status_code, headers=error.headers)
 
 
-def too_deep(_: Request[Any, Any, State], __: RecursionError) -> Response[dict[str, str]]:
-    return Response({"error": TOO_DEEP}, status_code=400)
-
-
-JSON_API_EXCEPTIONS: ExceptionHandlersMap = {HTTPException: http_problem, RecursionError: too_deep}
+JSON_API_EXCEPTIONS: ExceptionHandlersMap = {HTTPException: http_problem}

@@ -39,6 +39,7 @@ from web.errors import (
     not_found_handler,
 )
 from web.housekeeping import pruning_every
+from web.json_bodies import refuse_unfit_body
 from web.openapi_document import REQUEST_BODIES, SCHEMA_PATH, ExactBodiesJsonRenderPlugin, names_nothing_in_the_schema
 from web.pages.memories import (
     confirm_promotion,
@@ -134,7 +135,10 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             return Response({"error": reason}, status_code=401, headers=challenge, media_type=MediaType.JSON)
         if names_nothing_in_the_schema(request):
             raise NotFoundException
-        return csrf_refusal(request) if await csrf_refused(request, settings) else None
+        if await csrf_refused(request, settings):
+            return csrf_refusal(request)
+        await refuse_unfit_body(request)
+        return None
 
     def configure_jinja(engine: JinjaTemplateEngine) -> None:
         engine.engine.undefined = StrictUndefined
@@ -224,7 +228,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
         # a new run more than writing the line.
         logging_config=LoggingConfig(
             log_exceptions="always",
-            disable_stack_trace={LoginRequiredError, 400, 401, 403, 404, 405, 409, 410},
+            disable_stack_trace={LoginRequiredError, 400, 401, 403, 404, 405, 409, 410, 415},
             root={"handlers": ["console"], "level": "INFO"},
             loggers={"litestar": {"level": "INFO", "handlers": ["console"], "propagate": False}},
         ),

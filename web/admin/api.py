@@ -24,7 +24,7 @@ from store.admin import NOT_ADMINISTERED, AdminOutcome
 from store.domain.administration import PinBudget
 from store.domain.codec import record_to_json
 from web.admin.area import ROLES_UNCONFIRMED, elevation_of
-from web.agent_api import ProblemOut, RecordOut
+from web.agent_api import NOT_JSON, ProblemOut, RecordOut
 from web.api_errors import JSON_API_EXCEPTIONS
 from web.auth.sessions import Viewer
 from web.errors import LoginRequiredError
@@ -172,7 +172,7 @@ INVALID = ResponseSpec(
         "reaching prompts)."
     ),
     status_code=201,
-    responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED},
+    responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 415: NOT_JSON},
 )
 async def create_shared(
     services: NamedDependency[Services],
@@ -206,7 +206,7 @@ async def create_shared(
     "/{memory_id:str}",
     summary="Edit a shared fact",
     description="A new text for the fact; its id, key, scope and pin stay.",
-    responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 404: _NOT_FOUND},
+    responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 404: _NOT_FOUND, 415: NOT_JSON},
 )
 async def edit_shared(
     services: NamedDependency[Services],
@@ -255,6 +255,7 @@ async def delete_shared(
         401: NO_SESSION,
         403: _REFUSED,
         404: _NOT_FOUND,
+        415: NOT_JSON,
     },
 )
 async def pin_shared(

@@ -30,7 +30,7 @@ from store.admin import Preview
 from store.domain.identifiers import id_problem
 from web.admin.api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
 from web.admin.area import NO_STORE, ROLES_UNCONFIRMED, area_view, elevation_of, forbidden
-from web.agent_api import DIGEST_EXAMPLE, DigestIn, DigestOut, ProblemOut, digest_out
+from web.agent_api import DIGEST_EXAMPLE, NOT_JSON, DigestIn, DigestOut, ProblemOut, digest_out
 from web.auth.sessions import Viewer
 from web.services import Services
 from web.support.views import FieldProblem, PreviewPage, preview_form, preview_result
@@ -161,6 +161,7 @@ async def show_preview(
             description="The caller may not preview prompts",
             examples=[Example(value={"error": "Previewing prompts is for support staff; lena may not preview them."})],
         ),
+        415: NOT_JSON,
     },
     exception_handlers=API_EXCEPTIONS,
 )
