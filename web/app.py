@@ -52,11 +52,11 @@ from web.pages.memories import (
 from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
 from web.readback import delete_memory, list_memories
 from web.security import (
-    SecurityHeadersMiddleware,
     bearer_presented,
     csrf_refused,
     refuse_control_characters,
     security_headers,
+    security_headers_hook,
 )
 from web.services import Services, open_services
 from web.settings import Settings
@@ -194,7 +194,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
         },
         lifespan=[lifespan],
         before_request=before_request,
-        middleware=[SecurityHeadersMiddleware(headers)],
+        before_send=[security_headers_hook(headers)],
         exception_handlers={
             LoginRequiredError: login_required_handler,
             # People meet an unknown address or a form's target as a page; the JSON routes keep JSON.

@@ -9,9 +9,8 @@ from urllib.parse import urlsplit
 
 from litestar import Request
 from litestar.datastructures import State
-from litestar.enums import ScopeType
 from litestar.exceptions import ValidationException
-from litestar.types import ASGIApp, Message, Receive, Scope, Send
+from litestar.types import BeforeMessageSendHookHandler, Message, Scope
 
 from web.auth.sessions import SESSION_COOKIE, csrf_token
 from web.settings import Settings
@@ -20,13 +19,13 @@ __all__ = (
     "CONTROL_IN_ADDRESS",
     "CSRF_FIELD",
     "CSRF_HEADER",
-    "SecurityHeadersMiddleware",
     "bearer_presented",
     "content_security_policy",
     "csrf_refused",
     "refuse_control_characters",
     "safe_next_path",
     "security_headers",
+    "security_headers_hook",
 )
 
 CSRF_HEADER = "x-csrf-token"
@@ -114,27 +113,20 @@ def safe_next_path(candidate: str | None) -> str:
     return candidate
 
 
-class SecurityHeadersMiddleware:
-    """Adds the security headers to every response, error pages and static files included (a
-    handler's own response hooks do not see what an exception handler answers)."""
+def security_headers_hook(headers: dict[str, str]) -> BeforeMessageSendHookHandler:
+    """A `before_send` hook that adds `headers` to the start of every HTTP response the application
+    sends, where a response does not set them itself.
 
-    def __init__(self, headers: dict[str, str]) -> None:
-        self._headers = [(k.lower().encode(), v.encode()) for k, v in headers.items()]
+    Application-level, not a middleware: Litestar runs middleware only for a request that matched a
+    route, so an unknown address (404) or a method the address does not take (405) would be answered
+    without them. `before_send` wraps the application's own `send`, which every answer goes through —
+    those, failures, refusals and static files alike."""
+    extra = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
 
-    def __call__(self, app: ASGIApp) -> ASGIApp:
-        extra = self._headers
+    async def add_headers(message: Message, _: Scope) -> None:  # async: Litestar runs a sync hook in a thread
+        if message["type"] == "http.response.start":
+            sent = message.get("headers", [])
+            present = {name.lower() for name, _ in sent}
+            message["headers"] = [*sent, *(header for header in extra if header[0] not in present)]
 
-        async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
-            if scope["type"] != ScopeType.HTTP:
-                await app(scope, receive, send)
-                return
-
-            async def send_with_headers(message: Message) -> None:
-                if message["type"] == "http.response.start":
-                    present = {name.lower() for name, _ in message.get("headers", [])}
-                    message["headers"] = [*message.get("headers", []), *(h for h in extra if h[0] not in present)]
-                await send(message)
-
-            await app(scope, receive, send_with_headers)
-
-        return wrapped
+    return add_headers
