@@ -39,7 +39,7 @@ from web.errors import (
     not_found_handler,
 )
 from web.housekeeping import pruning_every
-from web.json_bodies import refuse_unfit_body
+from web.json_bodies import log_refused_body, refuse_unfit_body
 from web.openapi_document import REQUEST_BODIES, SCHEMA_PATH, ExactBodiesJsonRenderPlugin, names_nothing_in_the_schema
 from web.pages.memories import (
     confirm_promotion,
@@ -194,6 +194,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
         },
         lifespan=[lifespan],
         before_request=before_request,
+        after_exception=[log_refused_body],
         before_send=[security_headers_hook(headers)],
         exception_handlers={
             LoginRequiredError: login_required_handler,
@@ -222,13 +223,14 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
                 }
             ),
         ),
-        # Tracebacks for real failures; a login that is needed, a 404 or a refusal is not one. Lines
+        # Tracebacks for real failures; a login that is needed, a 404 or a refusal is not one (a refused
+        # body is one warning line, `log_refused_body`). Lines
         # go straight to the console handler, as uvicorn's access lines do: through Litestar's
         # default queue, every digest's log line woke a listener thread, a thread handoff that cost
         # a new run more than writing the line.
         logging_config=LoggingConfig(
             log_exceptions="always",
-            disable_stack_trace={LoginRequiredError, 400, 401, 403, 404, 405, 409, 410, 415},
+            disable_stack_trace={LoginRequiredError, 400, 401, 403, 404, 405, 409, 410, 413, 415},
             root={"handlers": ["console"], "level": "INFO"},
             loggers={"litestar": {"level": "INFO", "handlers": ["console"], "propagate": False}},
         ),

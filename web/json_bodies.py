@@ -11,11 +11,13 @@ the same bytes, which can no longer come out any differently.
 
 It runs in the application's `before_request`, for every route whose `data` is JSON, so a new route
 is held to it without saying so (`tests/web/test_strict_bodies.py` finds the routes in the OpenAPI
-document).
+document). A refused body — that, or one too large to read on any route — is one warning line naming
+the route and why (`log_refused_body`), never a stack trace: nothing failed but the request.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 
@@ -23,24 +25,30 @@ import msgspec
 from litestar import Request
 from litestar.datastructures import State
 from litestar.enums import RequestEncodingType
-from litestar.exceptions import ClientException
+from litestar.exceptions import ClientException, HTTPException
 from litestar.handlers import BaseRouteHandler
 from litestar.params import BodyKwarg
-from litestar.status_codes import HTTP_415_UNSUPPORTED_MEDIA_TYPE
+from litestar.status_codes import HTTP_413_REQUEST_ENTITY_TOO_LARGE, HTTP_415_UNSUPPORTED_MEDIA_TYPE
+from litestar.types import Scope
 
-from web.api_errors import TOO_DEEP
+from web.api_errors import TOO_DEEP, problem_message
 
 __all__ = (
     "NOT_JSON_TYPE",
     "RefusedBodyError",
     "decode_strictly",
     "json_body_type",
+    "log_refused_body",
     "refuse_unfit_body",
 )
 
 
+logger = logging.getLogger(__name__)
+
 NOT_JSON_TYPE = "The request body must be JSON, sent with Content-Type: application/json"
 _AT = re.compile(r"^(?P<message>.*?) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
+_PARAMETER_TYPE = re.compile(r":\w+}")
+_LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _FIELD = re.compile(r"^Object (?P<what>contains unknown|missing required) field `(?P<name>[^`]*)`$")
 
 
@@ -97,3 +105,16 @@ def _problem(said: str) -> dict[str, str]:
     name = f"{path}.{field['name']}" if path else field["name"]
     what = "Unknown field" if field["what"] == "contains unknown" else "Missing required field"
     return {"message": f"{what} `{name}`"}
+
+
+async def log_refused_body(error: Exception, scope: Scope) -> None:
+    """An `after_exception` hook: one warning line for a body refused here or too large to read,
+    naming the route as written (`/agent/runs/{run_id}/remember`) and why. Async: Litestar would run a
+    plain function in a thread."""
+    if not isinstance(error, HTTPException):
+        return
+    if isinstance(error, RefusedBodyError) or error.status_code == HTTP_413_REQUEST_ENTITY_TOO_LARGE:
+        route = _PARAMETER_TYPE.sub("}", scope.get("path_template") or scope["path"])
+        # The reason may quote the client (an unknown field's name): escaped, it stays one line.
+        why = _LINE_BREAKING.sub(lambda found: ascii(found[0])[1:-1], problem_message(error))
+        logger.warning("refused the body of %s %s: %s", scope.get("method"), route, why)
