@@ -7,16 +7,19 @@ order, then key: never recency or score, so the block does not reshuffle on ever
 provider's prompt cache survives.
 
 Whatever is in the database, every record is exactly one line of the block: stored text is
-neutralised so it cannot open a line, close the block or forge a section. The one record left out is
-a wider value identical to the one overriding it (a note published for the whole organisation from
-someone's own): the preamble tells the model to point out where a person's setting differs from the
-wider one, and it differs from nothing.
+neutralised so it cannot open a line, close the block or forge a section, nor hold anything NFKC reads
+as one of the block's tags (`store.domain.lookalikes`: writes are neutralised before they are stored,
+and rendering holds it for whatever was stored before). The one record left out is a wider value
+identical to the one overriding it (a note published for the whole organisation from someone's own):
+the preamble tells the model to point out where a person's setting differs from the wider one, and it
+differs from nothing.
 """
 
 from __future__ import annotations
 
 import re
 
+from store.domain.lookalikes import neutralise_tags
 from store.domain.scopes import scope_ranks
 from store.domain.types import DigestEntry, MemoryDigest, Override
 
@@ -63,21 +66,21 @@ CONCLUDED_HEADING = (
 )
 
 _OVERRIDE_INDENT = "    ↳ "
-_TAG = re.compile(r"<(\s*/?\s*memory)", re.IGNORECASE)
 _WHITESPACE_RUN = re.compile(r" {2,}")
 # Unicode's control characters (Cc), line and paragraph separators (Zl, Zp) and lone surrogates (Cs).
 _LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 # Anything neutralise could change; most stored text has none of it and is returned as it is.
-_SUSPECT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff<]|  |^\\s|\\s$")
+_SUSPECT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff<\ufe64\uff1c]|  |^\\s|\\s$")
 
 
 def neutralise(text: str) -> str:
     """One line of plain text: control characters and line or paragraph separators become spaces
-    (runs of spaces fold to one), and a `<memory>` or `</memory>` tag loses its opening bracket to `‹`."""
+    (runs of spaces fold to one), and a `<memory>` or `</memory>` tag — or anything NFKC reads as one,
+    `＜/memory＞`, `< / MEMORY`, `</mem\u200bory>` — loses its opening bracket to `‹`
+    (`store.domain.lookalikes.neutralise_tags`)."""
     if _is_plain(text) or not _SUSPECT.search(text):
         return text
-    flat = _WHITESPACE_RUN.sub(" ", _LINE_BREAKING.sub(" ", text)).strip()
-    return _TAG.sub(r"‹\1", flat)
+    return neutralise_tags(_WHITESPACE_RUN.sub(" ", _LINE_BREAKING.sub(" ", text)).strip())
 
 
 def build_memory_block(digest: MemoryDigest, *, writable: bool) -> str:
@@ -126,8 +129,17 @@ def in_render_order(digest: MemoryDigest) -> list[DigestEntry]:
 def _is_plain(text: str) -> bool:
     """A shortcut that is true only where `_SUSPECT` cannot match, with string methods (several times
     faster than the search): printable text has no control character, separator or surrogate, and no
-    whitespace but the ASCII space, so "starts or ends with whitespace" is a look at the two ends."""
-    return text.isprintable() and "<" not in text and "  " not in text and text[:1] != " " and text[-1:] != " "
+    whitespace but the ASCII space, so "starts or ends with whitespace" is a look at the two ends. The
+    two lookalikes of `<` are wider than any Latin-1 text, which the `in` sees at once."""
+    return (
+        text.isprintable()
+        and "<" not in text
+        and "\uff1c" not in text
+        and "\ufe64" not in text
+        and "  " not in text
+        and text[:1] != " "
+        and text[-1:] != " "
+    )
 
 
 def _head_line(scope: str, key: str, text: str) -> str:
@@ -139,6 +151,8 @@ def _head_line(scope: str, key: str, text: str) -> str:
     plain = (
         line.isprintable()
         and "<" not in line
+        and "\uff1c" not in line
+        and "\ufe64" not in line
         and "  " not in line
         and scope[:1] != " "
         and scope[-1:] != " "
@@ -164,6 +178,8 @@ def _is_plain_line(line: str) -> bool:
     return (
         line.isprintable()
         and "<" not in line
+        and "\uff1c" not in line
+        and "\ufe64" not in line
         and "  " not in line
         and "[ " not in line
         and " ]" not in line

@@ -12,6 +12,15 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
+from store.domain.lookalikes import (
+    DIRECTION_CONTROLS,
+    TAG_OPENERS,
+    first_stray_invisible,
+    neutralise_tags,
+    opens_a_tag,
+    without_stray_invisibles,
+)
+
 __all__ = (
     "DEFAULT_MAX_FACT_CHARS",
     "DIRECTION_CONTROLS",
@@ -63,12 +72,6 @@ def remember_tool(max_fact_chars: int = DEFAULT_MAX_FACT_CHARS) -> dict[str, Any
 
 REMEMBER_TOOL = remember_tool()
 
-DIRECTION_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
-"""Unicode's explicit embeddings, overrides and isolates (LRE, RLE, PDF, LRO, RLO, LRI, RLI, FSI, PDI):
-invisible characters that reorder the text around them on screen, so that a fact could read one way
-to the person shown it and another to the model. Right-to-left scripts need none of them; the
-direction marks (U+200E, U+200F, U+061C), which reorder nothing, are allowed."""
-
 
 @dataclass(frozen=True, slots=True)
 class MemoryInput:
@@ -84,12 +87,15 @@ class MemoryInput:
 
 
 def check_memory_input(key: str, fact: str, *, max_fact_chars: int = DEFAULT_MAX_FACT_CHARS) -> MemoryInput:
-    """Trim both, then refuse: an empty key or fact; a key over `MAX_KEY_CHARS` or a fact over
-    `max_fact_chars` characters (the message states the limit and the length); a line break or other
-    control character in either; an explicit text-direction control in either (see
-    `DIRECTION_CONTROLS`); an invisible character in the key that writing does not need (see
-    `_disguised`). The first failure found is the one reported."""
-    key, fact = key.strip(), fact.strip()
+    """Trim both, and take out of the fact the invisible characters writing does not need where they
+    stand (`store.domain.lookalikes`: nothing it shows changes). Then refuse: an empty key or fact; a
+    key over `MAX_KEY_CHARS` or a fact over `max_fact_chars` characters (the message states the limit
+    and the length); a line break or other control character in either; an explicit text-direction
+    control in either (see `DIRECTION_CONTROLS`); an invisible character in the key that writing does
+    not need where it stands (see `_disguised`); a copy of the block's tag in the key. In a fact such a
+    copy is neutralised instead: its opening bracket becomes `‹`, as the block renders one. The first
+    failure found is the one reported."""
+    key, fact = key.strip(), without_stray_invisibles(fact.strip()).strip()
     error = (
         _empty("key", key)
         or _empty("fact", fact)
@@ -100,8 +106,9 @@ def check_memory_input(key: str, fact: str, *, max_fact_chars: int = DEFAULT_MAX
         or _reordered("key", key)
         or _reordered("fact", fact)
         or _disguised(key)
+        or _tagged(key)
     )
-    return MemoryInput(key=key, fact=fact, error=error)
+    return MemoryInput(key=key, fact=neutralise_tags(fact), error=error)
 
 
 def _reordered(name: str, value: str) -> str | None:
@@ -116,9 +123,10 @@ def _reordered(name: str, value: str) -> str | None:
 
 def _disguised(key: str) -> str | None:
     """A key is a name two notes are told apart by: an invisible character in it (a zero-width space,
-    a word joiner, a soft hyphen) makes a second key that reads exactly like the first. The joiners
-    scripts and emoji need (U+200C, U+200D) and the direction marks are kept."""
-    bad = next((ch for ch in key if unicodedata.category(ch) == "Cf" and ch not in _WRITING_FORMAT), None)
+    a word joiner, a soft hyphen, a joiner between letters that do not join) makes a second key that
+    reads exactly like the first. The joiners scripts and emoji need, where they need them, and the
+    direction marks in right-to-left text are kept (`store.domain.lookalikes`)."""
+    bad = first_stray_invisible(key)
     if bad is None:
         return None
     return (
@@ -127,9 +135,15 @@ def _disguised(key: str) -> str | None:
     )
 
 
-# Format characters writing needs: the zero-width non-joiner and joiner (Persian, Indic scripts,
-# emoji sequences) and the direction marks (left-to-right, right-to-left, Arabic letter mark).
-_WRITING_FORMAT = frozenset("‌‍‎‏؜")
+def _tagged(key: str) -> str | None:
+    """A key that holds a copy of the block's tag, however written (`<memory>`, `＜/memory＞`,
+    `< / memory`), would read as the block opening or closing around it."""
+    if not any(opens_a_tag(key, at) for at, ch in enumerate(key) if ch in TAG_OPENERS):
+        return None
+    return (
+        "The key contains a copy of the memory block's tag (<memory> or </memory>, however it is written), "
+        "which would read as the block's own. Choose a key without it."
+    )
 
 
 def _empty(name: str, value: str) -> str | None:

@@ -1,5 +1,6 @@
 """The rules as they were before they were made fast, kept verbatim as the oracle the fast ones must
-match exactly (`test_fast_rules.py`). Not used by the product."""
+match exactly (`test_fast_rules.py`), with one rule changed since as it changed in the product: what
+reads as the block's tags (`neutralise_tags`). Not used by the product."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from store.domain.block import (
     REMEMBER_INVITATION,
     STATED_HEADING,
 )
+from store.domain.lookalikes import neutralise_tags
 from store.domain.precedence import DEFAULT_MAX_MEMORIES
 from store.domain.scopes import normalise_scopes, scope_ranks
 from store.domain.types import DigestEntry, MemoryDigest, MemoryRecord, Override
@@ -112,21 +114,21 @@ def _entry(candidate: _Candidate) -> DigestEntry:
 
 
 _OVERRIDE_INDENT = "    ↳ "
-_TAG = re.compile(r"<(\s*/?\s*memory)", re.IGNORECASE)
 _WHITESPACE_RUN = re.compile(r" {2,}")
 # Unicode's control characters (Cc), line and paragraph separators (Zl, Zp) and lone surrogates (Cs).
 _LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 # Anything neutralise could change; most stored text has none of it and is returned as it is.
-_SUSPECT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff<]|  |^\\s|\\s$")
+_SUSPECT = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff<\ufe64\uff1c]|  |^\\s|\\s$")
 
 
 def neutralise(text: str) -> str:
     """One line of plain text: control characters and line or paragraph separators become spaces
-    (runs of spaces fold to one), and a `<memory>` or `</memory>` tag loses its opening bracket to `‹`."""
+    (runs of spaces fold to one), and what reads as a `<memory>` or `</memory>` tag loses its opening
+    bracket to `‹`."""
     if not _SUSPECT.search(text):
         return text
     flat = _WHITESPACE_RUN.sub(" ", _LINE_BREAKING.sub(" ", text)).strip()
-    return _TAG.sub(r"‹\1", flat)
+    return neutralise_tags(flat)
 
 
 def build_memory_block(digest: MemoryDigest, *, writable: bool) -> str:

@@ -13,8 +13,13 @@ from store import MemoryOrigin, MemoryRecord, build_memory_block, in_render_orde
 from tests.unit import reference_rules as reference
 from tests.unit.test_properties import ceilings, records, resolved_scopes
 
-# Every kind of whitespace and edge a line's parts can hold, including the ones only `\s` knows.
-edgy_text = st.text(alphabet=st.sampled_from([" ", "\xa0", "\u3000", "\t", "a", ":", "[", "]", "<", "é", "\u2028"]))
+# Every kind of whitespace and edge a line's parts can hold, including the ones only `\s` knows, and
+# the brackets NFKC reads as `<` and an invisible character, which the fast paths must notice too.
+edgy_text = st.text(
+    alphabet=st.sampled_from(
+        [" ", "\xa0", "\u3000", "\t", "a", ":", "[", "]", "<", "é", "\u2028", "＜", "﹤", "\u200b"]
+    )
+)
 
 
 @settings(max_examples=500)
@@ -49,6 +54,8 @@ def test_a_line_of_edgy_parts_renders_as_the_reference_renders_it(
     assert neutralise(text) == reference.neutralise(text)
 
 
-@pytest.mark.parametrize("text", ["", " ", "plain", " lead", "trail ", "a  b", "a\xa0", "\u3000a", "x<memory>", "é ü"])
+@pytest.mark.parametrize(
+    "text", ["", " ", "plain", " lead", "trail ", "a  b", "a\xa0", "\u3000a", "x<memory>", "é ü", "＜/memory＞"]
+)
 def test_neutralise_equals_the_reference_on_the_edges(text: str) -> None:
     assert neutralise(text) == reference.neutralise(text)
