@@ -26,7 +26,7 @@ from store.domain.codec import record_to_json
 from store.domain.remember import check_memory_input
 from store.domain.scopes import GLOBAL_SCOPE, normalise_scopes, own_scope
 from store.domain.types import Actor, MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
-from store.memory import MemoryConfig, memories_on_file, prepare_write, select_for_turn
+from store.memory import MemoryConfig, lookalike_key_refusal, memories_on_file, prepare_write, select_for_turn
 from store.persistence import (
     AuditAction,
     AuditEntry,
@@ -181,6 +181,9 @@ class Administration:
         refusal = await self._refusal(actor, scope)
         if refusal:
             return AdminOutcome("refused", refusal)
+        lookalike = await lookalike_key_refusal(self._provider, key=checked.key, scope=scope, ctx=ScopeContext(actor))
+        if lookalike is not None:
+            return AdminOutcome("invalid", lookalike)
         origin = MemoryOrigin("human", actor_ref=actor.id)
         record = await self._replace_audited(actor, scope, checked.key, checked.fact, origin, action="write")
         if not pinned:
@@ -280,6 +283,13 @@ class Administration:
         refusal = await self._refusal(actor, scope)
         if refusal:
             return AdminOutcome("refused", refusal)
+        # Held to the rules of any write: a note stored before them is checked again, not copied blindly.
+        checked = check_memory_input(source.key, source.text, max_fact_chars=self._config.max_fact_chars)
+        problem = checked.error or await lookalike_key_refusal(
+            self._provider, key=checked.key, scope=scope, ctx=ScopeContext(actor)
+        )
+        if problem is not None:
+            return AdminOutcome("invalid", problem)
         origin = MemoryOrigin(
             "human",
             thread_id=source.origin.thread_id,
@@ -288,7 +298,7 @@ class Administration:
             promoted_from=source.id,
         )
         record = await self._replace_audited(
-            actor, scope, source.key, source.text, origin, action="promote", promoted_from=source
+            actor, scope, checked.key, checked.fact, origin, action="promote", promoted_from=source
         )
         return AdminOutcome("done", record=record)
 

@@ -13,6 +13,7 @@ from typing import Any, Literal, Protocol, cast, runtime_checkable
 from store.diagnostics import DIAGNOSTICS, Diagnostics, MemoryResolved, MemoryWritten
 from store.domain.authority import memory_forget_verdict, memory_write_verdict
 from store.domain.block import build_memory_block
+from store.domain.lookalikes import lookalike_key_problem, may_read_like_another, same_looking_key
 from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest, resolve_recalled, resolve_shortlist
 from store.domain.relevance import query_words
 from store.domain.remember import DEFAULT_MAX_FACT_CHARS, check_memory_input, remember_tool
@@ -36,6 +37,7 @@ __all__ = (
     "WriteOutcome",
     "forget_all_memories",
     "forget_memory",
+    "lookalike_key_refusal",
     "memories_on_file",
     "memory_for_turn",
     "offer_memories",
@@ -259,6 +261,9 @@ async def write_memory(
     verdict = memory_write_verdict(scope=scope, actor=ctx.actor, scopes=digest.scopes, author="agent")
     if not verdict.allowed:
         return WriteOutcome(ok=False, error=verdict.reason)
+    lookalike = await lookalike_key_refusal(provider, key=checked.key, scope=scope, ctx=ctx)
+    if lookalike is not None:
+        return WriteOutcome(ok=False, error=lookalike)
     origin = MemoryOrigin(author="agent", thread_id=ctx.thread_id, run_id=run_id, actor_ref=ctx.actor.id)
     try:
         record = await provider.write(key=checked.key, text=checked.fact, scope=scope, origin=origin, ctx=ctx)
@@ -266,6 +271,17 @@ async def write_memory(
         return WriteOutcome(ok=False, error=str(refused))
     config.diagnostics.publish(MemoryWritten(run_id=run_id, scope=scope, chars=len(checked.fact)))
     return WriteOutcome(ok=True, record=record)
+
+
+async def lookalike_key_refusal(provider: MemoryProvider, *, key: str, scope: str, ctx: ScopeContext) -> str | None:
+    """Why `key` may not be written at `scope`: another key held there reads exactly like it, differing
+    only in invisible characters (`store.domain.lookalikes`). The scope is read only for a key that
+    could have such a twin: most keys cannot, and cost no read."""
+    if not may_read_like_another(key):
+        return None
+    held = await provider.list(scopes=[scope], ctx=ctx)
+    twin = same_looking_key(key, (record.key for record in held if record.scope == scope))
+    return None if twin is None else lookalike_key_problem(key, twin, scope)
 
 
 @runtime_checkable

@@ -124,6 +124,47 @@ async def test_a_rewrite_keeps_the_id_and_the_pin_so_the_delete_handle_stays_val
     assert (outcome.record.id, outcome.record.pinned, outcome.record.text) == ("mem_tone", True, "short")
 
 
+class Counting(InMemoryMemoryProvider):
+    """Counts the reads a write makes."""
+
+    lists = 0
+
+    async def list(self, *, scopes: Sequence[str], ctx: ScopeContext) -> Sequence[MemoryRecord]:
+        self.lists += 1
+        return await super().list(scopes=scopes, ctx=ctx)
+
+
+@pytest.mark.parametrize(
+    ("key", "reads"),
+    [
+        pytest.param("units", 0, id="latin-key-cannot-have-a-twin"),
+        pytest.param("Größe 単位", 0, id="accents-and-ideographs-neither"),
+        pytest.param("יחידות", 1, id="right-to-left-key-is-compared"),
+        pytest.param("😀-mood", 1, id="emoji-key-is-compared"),
+    ],
+)
+async def test_only_a_key_that_could_read_like_another_costs_a_read_of_its_scope(key: str, reads: int) -> None:
+    provider = Counting()
+    digest = MemoryDigest(scopes=("actor:ada",))
+
+    outcome = await write_memory(config(provider), digest, key=key, fact="v", ctx=CTX, run_id="r")
+
+    assert outcome.ok
+    assert provider.lists == reads
+
+
+async def test_a_key_differing_from_one_held_only_in_invisible_characters_is_an_outcome() -> None:
+    provider = InMemoryMemoryProvider([make_record("יחידות", "kilometres", "actor:ada", id="mem_units")])
+    cfg = config(provider)
+
+    outcome = await write_memory(cfg, await offer_memories(cfg, CTX), key="יחידות\u200f", fact="m", ctx=CTX, run_id="r")
+
+    assert not outcome.ok
+    assert outcome.error is not None
+    assert outcome.error.startswith("The key differs from “יחידות”, already on file at actor:ada, only in invisible")
+    assert [r.text for r in await provider.list(scopes=["actor:ada"], ctx=CTX)] == ["kilometres"]
+
+
 async def test_a_write_reports_its_scope_and_length_but_never_the_key_or_the_fact() -> None:
     hub = Diagnostics()
     events: list[DiagnosticEvent] = []

@@ -258,8 +258,9 @@ async def promote_on_page(
         return _problem(request, viewer, query, _Problem(403, "That can't be published", ROLES_UNCONFIRMED))
     outcome = await services.admin.promote(viewer.actor, memory_id, scope=data.scope)
     if not outcome.ok or outcome.record is None:
-        if outcome.status == "refused":
-            problem = _Problem(403, "That can't be published", "Publishing it there was refused.", outcome.reason)
+        if outcome.status in ("refused", "invalid"):  # not allowed there, or not a note any write may store
+            status = 403 if outcome.status == "refused" else 400
+            problem = _Problem(status, "That can't be published", "Publishing it there was refused.", outcome.reason)
             return _problem(request, viewer, query, problem)
         problem = _Problem(404, "That memory isn't on file for you", outcome.reason)
         return await _gone(request, services, viewer, query, problem)
