@@ -211,7 +211,8 @@ def onfile_environment(url: str) -> dict[str, str]:
 def resolve_seed_runs(base_url: str) -> str:
     """Resolve the runs the replay and remember rows use; describe what one digest carried."""
     sizes = []
-    with httpx.Client(base_url=base_url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=30) as client:
+    headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
+    with httpx.Client(base_url=base_url, headers=headers, timeout=30) as client:
         for run_id, body in seed_run_bodies():
             answer = client.post(f"/agent/runs/{run_id}/digest", content=body)
             answer.raise_for_status()
