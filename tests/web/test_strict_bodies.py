@@ -2,20 +2,23 @@
 (`"true"` and `1` are not true, `42` is not a string), and a field the body's type does not have is
 refused. Each is a 400 in the APIs' one shape, `{"error"}`, naming the field by the path it was sent
 under. The routes and their bodies come from the OpenAPI document, so a route added later is held to
-the same rule without anyone listing it here."""
+the same rule without anyone listing it here; and every route that takes a JSON body is in it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from litestar import Litestar
+from litestar.routes import HTTPRoute
 from litestar.testing import AsyncTestClient
 
 from store import Actor, ScopeContext
 from tests.web.conftest import AGENT_TOKEN, LoginAs
+from web.json_bodies import json_body_type
 from web.services import Services
 
 LENA = Actor("lena", "berlin", ("onfile-admin", "onfile-global-admin", "onfile-support"))
@@ -133,6 +136,21 @@ async def test_the_document_names_every_route_that_takes_a_json_body_and_its_ref
         ("POST", "/admin/memories/memory_id/pin"),
         ("POST", "/support/preview"),
     }
+
+
+async def test_every_route_that_decodes_a_json_body_is_in_the_document(
+    app: Litestar, client: AsyncTestClient[Litestar]
+) -> None:
+    taking = {
+        (method, re.sub(r"[{}]|:\w+", "", route.path))
+        for route in app.routes
+        if isinstance(route, HTTPRoute)
+        for handler in route.route_handlers
+        if json_body_type(handler) is not None
+        for method in handler.http_methods
+    }
+
+    assert taking == {(r.method, r.path) for r in await json_routes(client)}
 
 
 async def test_a_value_of_the_wrong_type_is_a_400_naming_its_field_on_every_json_route(
