@@ -49,6 +49,7 @@ NOT_JSON_TYPE = "The request body must be JSON, sent with Content-Type: applicat
 _AT = re.compile(r"^(?P<message>.*?) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
 _PARAMETER_TYPE = re.compile(r":\w+}")
 _LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_MOST_SAID = 500  # characters of a reason a log line carries
 _FIELD = re.compile(r"^Object (?P<what>contains unknown|missing required) field `(?P<name>[^`]*)`$")
 
 
@@ -115,6 +116,6 @@ async def log_refused_body(error: Exception, scope: Scope) -> None:
         return
     if isinstance(error, RefusedBodyError) or error.status_code == HTTP_413_REQUEST_ENTITY_TOO_LARGE:
         route = _PARAMETER_TYPE.sub("}", scope.get("path_template") or scope["path"])
-        # The reason may quote the client (an unknown field's name): escaped, it stays one line.
-        why = _LINE_BREAKING.sub(lambda found: ascii(found[0])[1:-1], problem_message(error))
+        # The reason may quote the client (an unknown field's name): escaped and cut short, it stays one line.
+        why = _LINE_BREAKING.sub(lambda found: ascii(found[0])[1:-1], problem_message(error)[:_MOST_SAID])
         logger.warning("refused the body of %s %s: %s", scope.get("method"), route, why)
