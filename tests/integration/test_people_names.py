@@ -23,7 +23,7 @@ async def test_a_login_s_name_stays_through_agent_calls_until_a_later_login_brin
     await people.note(ADA, name="Ada Lovelace")
     await people.note(Actor("ada", "berlin", ("staff",)))  # an agent call: no name
     kept = await people.names_of(["ada"])
-    await people.note(Actor("ada", "hamburg"), name="Ada King")
+    await people.note(Actor("ada", "hamburg"), signed_in=True, name="Ada King")  # a later login
 
     assert kept == {"ada": "Ada Lovelace"}
     assert await people.names_of(["ada"]) == {"ada": "Ada King"}
