@@ -219,6 +219,28 @@ async def test_an_erasure_is_shown_with_what_it_removed(
     assert row.one("span", {"class": "action action-erase"}).text == "Erased a person"
 
 
+async def test_a_move_between_organisations_is_shown_in_both_trails_with_how_it_happened(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await login_as(Actor("carl", "hamburg"), name="Carl Berg")
+    await login_as(Actor("carl", "berlin"), name="Carl Berg")  # his identity provider now says Berlin
+    await services.admin.move_person("ops", "ada", None)  # nobody by that id yet: nothing moved
+    await services.people.note(ADA)
+    await services.admin.move_person("ops", "ada", "hamburg")
+    await login_as(LENA)
+
+    page = tree(await client.get("/admin/audit?action=move"))
+
+    details = [row.one(attrs={"data-detail": True}).text for row in page.find_all("tr", {"data-audit-action": "move"})]
+    assert [" ".join(d.split()) for d in details] == [
+        "Moved ada from berlin to hamburg, by an operator",
+        "Moved Carl Berg (carl) from hamburg to berlin, at their sign-in, as their identity provider says",
+    ]
+    assert {s.text for s in page.find_all("span", {"class": "action action-move"})} == {
+        "Moved a person between organisations"
+    }
+
+
 async def test_a_preview_reaches_the_trail_of_the_persons_own_organisation_whatever_the_call_claims(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

@@ -120,11 +120,11 @@ def people_named(entries: Sequence[AuditEntry]) -> set[str]:
 
 
 def _subject(entry: AuditEntry) -> str | None:
-    """Whom a preview or an erasure was about."""
+    """Whom a preview, an erasure or a move was about."""
     after = entry.after if isinstance(entry.after, dict) else {}
     if entry.action == "preview" and isinstance(after.get("actor"), dict) and after["actor"].get("id"):
         return str(after["actor"]["id"])
-    if entry.action == "erase" and after.get("person"):
+    if entry.action in {"erase", "move"} and after.get("person"):
         return str(after["person"])
     return None
 
@@ -185,6 +185,10 @@ def _detail(entry: AuditEntry, names: Mapping[str, str]) -> Mention | None:
             f"{after.get('sessions', 0)} sessions"
         )
         return Mention("Erased ", person_name(subject, names), counts)
+    if entry.action == "move" and subject is not None:
+        left, joined = (after.get(side) or "no organisation" for side in ("from", "to"))
+        how = "at their sign-in, as their identity provider says" if after.get("by") == "sign-in" else "by an operator"
+        return Mention("Moved ", person_name(subject, names), f" from {left} to {joined}, {how}")
     return None
 
 
