@@ -104,7 +104,7 @@ class PersonInAnotherOrganisationError(ValueError):
         super().__init__(
             f"{person} is known in {named(known)}, but this call names {named(asked)}: an agent call cannot move "
             "a person between organisations, so nothing was resolved or written. Send the organisation OnFile "
-            "knows; a real move is made by the person signing in, or by an administrator (onfile people move)."
+            "knows; a real move is made by the person signing in, or by an operator (onfile people move)."
         )
         self.person = person
         self.known = known

@@ -292,7 +292,7 @@ _CONFLICT = _refusal(
     "Another actor's run, or a person known in another organisation",
     "u1 is known in organisation berlin, but this call names organisation hamburg: an agent call cannot move a "
     "person between organisations, so nothing was resolved or written. Send the organisation OnFile knows; a "
-    "real move is made by the person signing in, or by an administrator (onfile people move).",
+    "real move is made by the person signing in, or by an operator (onfile people move).",
 )
 _CALL_CONFLICT = _refusal(
     "No digest recorded for the run yet, or the callId was used with another key or fact",
