@@ -95,7 +95,7 @@ class RunActorMismatchError(ValueError):
 class PersonInAnotherOrganisationError(ValueError):
     """A new run names a person OnFile knows in another organisation than the call says. An agent call
     never moves a person: that is their sign-in's say (the identity provider's claim) or an audited
-    administrator's act, so the run is refused and nothing is resolved, journaled or noted."""
+    operator's act (onfile people move), so the run is refused and nothing is resolved, journaled or noted."""
 
     def __init__(self, person: str, known: str | None, asked: str | None) -> None:
         def named(tenant: str | None) -> str:
