@@ -19,6 +19,7 @@ from store.domain.relevance import query_words
 from store.domain.remember import DEFAULT_MAX_FACT_CHARS, check_memory_input, remember_tool
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver, normalise_scopes, own_scope
 from store.domain.types import MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
+from store.domain.wire import RememberWire, record_of, record_wire
 from store.provider import (
     MemoryProvider,
     PreparingMemoryProvider,
@@ -101,6 +102,17 @@ class WriteOutcome:
     ok: bool
     record: MemoryRecord | None = None
     error: str | None = None
+
+    def to_wire(self) -> RememberWire:
+        if self.ok and self.record is not None:
+            return RememberWire(ok=True, record=record_wire(self.record))
+        return RememberWire(ok=False, error=self.error)
+
+    @classmethod
+    def from_wire(cls, wire: RememberWire) -> WriteOutcome:
+        if wire.ok and wire.record is not None:
+            return cls(ok=True, record=record_of(wire.record))
+        return cls(ok=False, error=wire.error)
 
 
 async def offer_memories(config: MemoryConfig, ctx: ScopeContext, query: str | None = None) -> MemoryDigest:

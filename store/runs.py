@@ -13,13 +13,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 import msgspec
 
 from store.diagnostics import MemoryResolved
-from store.domain.codec import digest_from_json, digest_to_json, record_from_json, record_to_json
 from store.domain.types import Actor, MemoryDigest, ScopeContext
+from store.domain.wire import DigestWire, RememberWire, digest_of, digest_wire
 from store.memory import MemoryConfig, WriteOutcome, prepare_turn, prepare_write, write_memory
 
 __all__ = (
@@ -123,41 +123,6 @@ class RememberCallMismatchError(ValueError):
         )
 
 
-class RecordedOrigin(msgspec.Struct, rename="camel", frozen=True):
-    author: Literal["human", "agent"]
-    thread_id: str | None
-    run_id: str | None
-    actor_ref: str | None
-    promoted_from: str | None = None
-
-
-class RecordedOverride(msgspec.Struct, frozen=True):
-    scope: str
-    text: str
-    author: Literal["human", "agent"]
-
-
-class RecordedEntry(msgspec.Struct, rename="camel", frozen=True):
-    id: str
-    key: str
-    text: str
-    scope: str
-    pinned: bool
-    """The entry's pin (any record of the key pinned); `record_pinned` is the record's own."""
-    origin: RecordedOrigin
-    updated_at: str
-    record_pinned: bool
-    overrides: list[RecordedOverride]
-
-
-class RecordedDigest(msgspec.Struct, rename="camel", frozen=True):
-    scopes: list[str]
-    entries: list[RecordedEntry]
-    omitted: int
-    pinned_omitted: int
-    recalled: bool
-
-
 class RecordedActor(msgspec.Struct, rename="camel", frozen=True):
     id: str
     tenant_ref: str | None
@@ -165,20 +130,36 @@ class RecordedActor(msgspec.Struct, rename="camel", frozen=True):
 
 
 class RecordedRun(msgspec.Struct, rename="camel", frozen=True):
-    """The `memory:digest` checkpoint as stored: exactly `RunMemory.to_json()`'s shape, typed, so a
-    replay decodes the stored JSON text straight into it (msgspec, no intermediate dicts) and a new
-    run encodes it once. What the API answers is built from it on both paths, so a replay's answer is
-    byte-identical to the first one."""
+    """The `memory:digest` checkpoint as stored: the run's actor and thread, its digest in the one wire
+    shape (`store.domain.wire.DigestWire`), the block and the tools. A replay decodes the stored JSON
+    text straight into it and a new run encodes it once. The API answers the same digest Struct on
+    both paths, so a replay's answer is byte-identical to the first one."""
 
     actor: RecordedActor
     thread_id: str | None
-    digest: RecordedDigest
+    digest: DigestWire
     block: str
     writable: bool
     tools: list[dict[str, Any]]
 
     def to_run_memory(self, run_id: str) -> RunMemory:
-        return RunMemory.from_json(run_id, msgspec.to_builtins(self))
+        actor = self.actor
+        return RunMemory(
+            run_id=run_id,
+            actor=Actor(id=actor.id, tenant_ref=actor.tenant_ref, roles=tuple(actor.roles)),
+            thread_id=self.thread_id,
+            digest=digest_of(self.digest),
+            block=self.block,
+            writable=self.writable,
+            tools=tuple(self.tools),
+        )
+
+
+class _JournaledRemember(RememberWire, frozen=True):
+    """A remember call's outcome as journaled: with the fingerprint of its arguments, which an outcome
+    journaled before fingerprints were kept does not have."""
+
+    arguments: str | None = None
 
 
 _decode_recorded = msgspec.json.Decoder(RecordedRun).decode
@@ -186,7 +167,15 @@ _encode = msgspec.json.Encoder().encode
 
 
 def _recorded(memory: RunMemory) -> RecordedRun:
-    return msgspec.convert(memory.to_json(), RecordedRun)
+    actor = memory.actor
+    return RecordedRun(
+        actor=RecordedActor(id=actor.id, tenant_ref=actor.tenant_ref, roles=list(actor.roles)),
+        thread_id=memory.thread_id,
+        digest=digest_wire(memory.digest),
+        block=memory.block,
+        writable=memory.writable,
+        tools=list(memory.tools),
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,29 +189,6 @@ class RunMemory:
     block: str
     writable: bool
     tools: tuple[dict[str, Any], ...]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "actor": {"id": self.actor.id, "tenantRef": self.actor.tenant_ref, "roles": list(self.actor.roles)},
-            "threadId": self.thread_id,
-            "digest": digest_to_json(self.digest),
-            "block": self.block,
-            "writable": self.writable,
-            "tools": list(self.tools),
-        }
-
-    @classmethod
-    def from_json(cls, run_id: str, payload: Any) -> RunMemory:
-        actor = payload["actor"]
-        return cls(
-            run_id=run_id,
-            actor=Actor(id=actor["id"], tenant_ref=actor["tenantRef"], roles=tuple(actor["roles"])),
-            thread_id=payload["threadId"],
-            digest=digest_from_json(payload["digest"]),
-            block=payload["block"],
-            writable=payload["writable"],
-            tools=tuple(payload["tools"]),
-        )
 
 
 class MemoryRuns:
@@ -304,7 +270,7 @@ class MemoryRuns:
         async def execute() -> dict[str, Any]:
             ctx = ScopeContext(actor=run.actor, thread_id=run.thread_id)
             outcome = await write_memory(self._config, run.digest, key=key, fact=fact, ctx=ctx, run_id=run_id)
-            return {**_outcome_to_json(outcome), "arguments": arguments}
+            return {**msgspec.to_builtins(outcome.to_wire()), "arguments": arguments}
 
         position = remember_position(call_id)
         # exclusive: a write must happen once, even when replays of one call race (on any process).
@@ -312,22 +278,10 @@ class MemoryRuns:
         # an outcome journaled before fingerprints were kept has none, and is answered as it is
         if outcome.get("arguments", arguments) != arguments:
             raise RememberCallMismatchError(run_id, call_id)
-        return _outcome_from_json(outcome)
+        return WriteOutcome.from_wire(msgspec.convert(outcome, _JournaledRemember))
 
 
 def _arguments_fingerprint(key: str, fact: str) -> str:
     """What identifies a call's arguments in its journaled outcome, without a second copy of the fact."""
     encoded = f"{len(key)}:{key}{fact}".encode("utf-8", "surrogatepass")  # a model's text may hold anything
     return hashlib.blake2b(encoded, digest_size=16, person=b"onfile-remember").hexdigest()
-
-
-def _outcome_to_json(outcome: WriteOutcome) -> dict[str, Any]:
-    if outcome.ok and outcome.record is not None:
-        return {"ok": True, "record": record_to_json(outcome.record)}
-    return {"ok": False, "error": outcome.error}
-
-
-def _outcome_from_json(payload: dict[str, Any]) -> WriteOutcome:
-    if payload["ok"]:
-        return WriteOutcome(ok=True, record=record_from_json(payload["record"]))
-    return WriteOutcome(ok=False, error=payload["error"])

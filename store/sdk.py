@@ -20,13 +20,14 @@ from typing import Any, Protocol, Self
 from urllib.parse import quote
 
 import httpx
+import msgspec
 
-from store.domain.codec import digest_from_json, record_from_json
 from store.domain.identifiers import id_problem
 from store.domain.precedence import DEFAULT_MAX_MEMORIES
 from store.domain.remember import DEFAULT_MAX_FACT_CHARS
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver
 from store.domain.types import Actor, MemoryDigest
+from store.domain.wire import RememberWire, RunDigestWire, digest_of
 from store.embedding import DEFAULT_EMBEDDER, Embedder
 from store.memory import MemoryConfig, WriteOutcome
 from store.persistence import (
@@ -209,16 +210,8 @@ class OnFileClient:
             "text": text,
         }
         data = await self._call("POST", f"/agent/runs/{_segment(run_id)}/digest", body)
-        digest = digest_from_json(
-            {
-                "scopes": data["scopes"],
-                "entries": data["entries"],
-                "omitted": data["omitted"],
-                "pinnedOmitted": data["pinnedOmitted"],
-                "recalled": data["recalled"],
-            }
-        )
-        return Run(run_id, data["block"], digest, tuple(data["tools"]), data["writable"], self._remember)
+        answer = msgspec.convert(data, RunDigestWire)
+        return Run(run_id, answer.block, digest_of(answer), tuple(answer.tools), answer.writable, self._remember)
 
     async def thread_deleted(self, thread_id: str) -> None:
         _check_ids(thread_id=thread_id)
@@ -232,9 +225,7 @@ class OnFileClient:
         _check_ids(call_id=call_id)
         body = {"callId": call_id, "key": key, "fact": fact}
         data = await self._call("POST", f"/agent/runs/{_segment(run_id)}/remember", body)
-        if data["ok"]:
-            return WriteOutcome(ok=True, record=record_from_json(data["record"]))
-        return WriteOutcome(ok=False, error=data["error"])
+        return WriteOutcome.from_wire(msgspec.convert(data, RememberWire))
 
     async def _call(self, method: str, path: str, body: dict[str, Any] | None) -> Any:
         response = await self._http.request(method, path, json=body, headers=self._headers)

@@ -1,146 +1,83 @@
 """Digests and records as JSON values, for the run journal and the APIs.
 
-A run's digest is journaled once and read back on every replay, so this round trip must be exact:
-`digest_from_json(digest_to_json(d)) == d` for every digest. Field names are the API's (camelCase).
+The JSON is the wire shape of `store.domain.wire`, so what the journal stores and what the API
+answers are one shape. A run's digest is journaled once and read back on every replay, so this round
+trip must be exact: `digest_from_json(digest_to_json(d)) == d` for every digest. Reading refuses
+anything else with a `ValueError` that names the field in the API's words ("threadId must be a
+string").
 """
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any
+import re
+from typing import Any, TypeVar
 
-from store.domain.types import Author, DigestEntry, MemoryDigest, MemoryOrigin, MemoryRecord, Override
+import msgspec
 
-__all__ = ("digest_from_json", "digest_to_json", "record_from_json", "record_to_json")
+from store.domain.types import MemoryDigest, MemoryRecord
+from store.domain.wire import DigestWire, RecordWire, digest_of, digest_wire, record_of, record_wire
 
-_AUTHORS: dict[str, Author] = {"human": "human", "agent": "agent"}
+__all__ = ("digest_from_json", "digest_to_json", "problem_in", "record_from_json", "record_to_json")
+
+_to_json = msgspec.to_builtins
+_Wire = TypeVar("_Wire")
 
 
 def record_to_json(record: MemoryRecord) -> dict[str, Any]:
-    origin = record.origin
-    return {
-        "id": record.id,
-        "key": record.key,
-        "text": record.text,
-        "scope": record.scope,
-        "pinned": record.pinned,
-        "origin": {
-            "author": origin.author,
-            "threadId": origin.thread_id,
-            "runId": origin.run_id,
-            "actorRef": origin.actor_ref,
-            "promotedFrom": origin.promoted_from,
-        },
-        "updatedAt": record.updated_at.isoformat(),
-    }
+    value: dict[str, Any] = _to_json(record_wire(record))
+    return value
 
 
 def record_from_json(value: Any) -> MemoryRecord:
     """Raises ValueError, naming the field, when `value` is not a record this module wrote."""
-    data = _object(value, "record")
-    origin = _object(data.get("origin"), "record.origin")
-    return MemoryRecord(
-        id=_text(data, "id"),
-        key=_text(data, "key"),
-        text=_text(data, "text"),
-        scope=_text(data, "scope"),
-        pinned=_flag(data, "pinned"),
-        origin=MemoryOrigin(
-            author=_author(origin.get("author")),
-            thread_id=_optional_text(origin, "threadId"),
-            run_id=_optional_text(origin, "runId"),
-            actor_ref=_optional_text(origin, "actorRef"),
-            promoted_from=_optional_text(origin, "promotedFrom"),
-        ),
-        updated_at=datetime.fromisoformat(_text(data, "updatedAt")),
-    )
+    return record_of(_convert(value, RecordWire, "record"))
 
 
 def digest_to_json(digest: MemoryDigest) -> dict[str, Any]:
-    return {
-        "scopes": list(digest.scopes),
-        "entries": [
-            {
-                **record_to_json(entry.record),
-                "pinned": entry.pinned,
-                "recordPinned": entry.record.pinned,
-                "overrides": [{"scope": o.scope, "text": o.text, "author": o.author} for o in entry.overrides],
-            }
-            for entry in digest.entries
-        ],
-        "omitted": digest.omitted,
-        "pinnedOmitted": digest.pinned_omitted,
-        "recalled": digest.recalled,
-    }
+    value: dict[str, Any] = _to_json(digest_wire(digest))
+    return value
 
 
 def digest_from_json(value: Any) -> MemoryDigest:
     """Raises ValueError, naming the field, when `value` is not a digest this module wrote."""
-    data = _object(value, "digest")
-    entries = []
-    for raw in _list(data, "entries"):
-        item = _object(raw, "entry")
-        record = record_from_json({**item, "pinned": _flag(item, "recordPinned")})
-        overrides = tuple(
-            Override(scope=_text(o, "scope"), text=_text(o, "text"), author=_author(o.get("author")))
-            for o in (_object(raw_o, "override") for raw_o in _list(item, "overrides"))
-        )
-        entries.append(DigestEntry(record=record, overrides=overrides, pinned=_flag(item, "pinned")))
-    scopes = tuple(_text({"scope": s}, "scope") for s in _list(data, "scopes"))
-    return MemoryDigest(
-        scopes=scopes,
-        entries=tuple(entries),
-        omitted=_count(data, "omitted"),
-        pinned_omitted=_count(data, "pinnedOmitted"),
-        recalled=_flag(data, "recalled"),
-    )
+    return digest_of(_convert(value, DigestWire, "digest"))
 
 
-def _object(value: Any, what: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        msg = f"{what} must be an object"
-        raise ValueError(msg)
-    return value
+def _convert(value: Any, shape: type[_Wire], what: str) -> _Wire:
+    try:
+        return msgspec.convert(value, shape)
+    except msgspec.ValidationError as e:
+        raise ValueError(problem_in(str(e), what)) from None
 
 
-def _list(data: dict[str, Any], name: str) -> list[Any]:
-    value = data.get(name)
-    if not isinstance(value, list):
-        msg = f"{name} must be a list"
-        raise ValueError(msg)
-    return value
+_AT = r"(?: - at `(?P<at>[^`]+)`)?$"
+_EXPECTED = re.compile(r"Expected `(?P<kind>[^`]+)`(?P<bound> [<>]=? ?-?\d+)?(?:, got `[^`]+`)?" + _AT)
+_ENUM = re.compile(r"Invalid enum value (?P<value>.+?)" + _AT)
+_MISSING = re.compile(r"Object missing required field `(?P<field>[^`]+)`" + _AT)
+_ITEMS = {"entries": "entry", "scopes": "scope", "overrides": "override"}
+_QUALIFIED = {"origin": "record.origin"}
+_KINDS = {"object": "an object", "array": "a list", "bool": "true or false", "int": "a count"}
 
 
-def _text(data: dict[str, Any], name: str) -> str:
-    value = data.get(name)
-    if not isinstance(value, str):
-        msg = f"{name} must be a string"
-        raise ValueError(msg)
-    return value
+def problem_in(message: str, what: str) -> str:
+    """msgspec's validation `message` about a `what` in the API's words: the field's name (an item of
+    a list by its singular), then what it must be."""
+    if found := _EXPECTED.match(message):
+        kind = found["kind"]
+        must = "a count" if found["bound"] else _KINDS.get(kind, "a string" if kind.startswith("str") else f"`{kind}`")
+        return f"{_field(found['at'], what)} must be {must}"
+    if found := _ENUM.match(message):
+        return f"{_field(found['at'], what)} must be 'human' or 'agent', not {found['value']}"
+    if found := _MISSING.match(message):
+        return f"{_field(found['at'], what)} has no {found['field']}"
+    return f"{what}: {message}"
 
 
-def _optional_text(data: dict[str, Any], name: str) -> str | None:
-    return None if data.get(name) is None else _text(data, name)
-
-
-def _flag(data: dict[str, Any], name: str) -> bool:
-    value = data.get(name)
-    if not isinstance(value, bool):
-        msg = f"{name} must be true or false"
-        raise ValueError(msg)
-    return value
-
-
-def _count(data: dict[str, Any], name: str) -> int:
-    value = data.get(name)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        msg = f"{name} must be a count"
-        raise ValueError(msg)
-    return value
-
-
-def _author(value: Any) -> Author:
-    if value not in _AUTHORS:
-        msg = f"author must be 'human' or 'agent', not {value!r}"
-        raise ValueError(msg)
-    return _AUTHORS[value]
+def _field(at: str | None, what: str) -> str:
+    if not at:
+        return what
+    name = at.rsplit(".", 1)[-1]
+    if name.endswith("]"):
+        plural = name.split("[", 1)[0]
+        return _ITEMS.get(plural, plural)
+    return _QUALIFIED.get(name, name)

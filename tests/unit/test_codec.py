@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import msgspec
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from store import resolve_digest
-from store.domain.codec import digest_from_json, digest_to_json, record_from_json, record_to_json
+from store.domain.codec import digest_from_json, digest_to_json, problem_in, record_from_json, record_to_json
+from store.domain.wire import digest_of, digest_wire
+from store.memory import WriteOutcome
 from tests.builders import SCOPES, make_record
 from tests.unit.test_properties import records
 
@@ -71,3 +74,50 @@ def good() -> dict[str, Any]:
 def test_a_malformed_payload_is_refused_naming_the_field(mutate: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         digest_from_json(mutate(good()))
+
+
+@pytest.mark.parametrize(
+    ("message", "what", "said"),
+    [
+        ("Expected `object`, got `str`", "digest", "digest must be an object"),
+        ("Expected `array`, got `object` - at `$.entries`", "digest", "entries must be a list"),
+        ("Expected `str`, got `int` - at `$.scopes[0]`", "digest", "scope must be a string"),
+        ("Expected `str | null`, got `int` - at `$.origin.threadId`", "record", "threadId must be a string"),
+        ("Expected `int` >= 0 - at `$.omitted`", "digest", "omitted must be a count"),
+        ("Expected `int`, got `bool` - at `$.pinnedOmitted`", "digest", "pinnedOmitted must be a count"),
+        ("Expected `bool`, got `str` - at `$.recalled`", "digest", "recalled must be true or false"),
+        ("Expected `object`, got `null` - at `$.entries[0].origin`", "digest", "record.origin must be an object"),
+        ("Expected `float`, got `str` - at `$.tags[2]`", "digest", "tags must be `float`"),
+        ("Invalid enum value 'bot' - at `$.origin.author`", "record", "author must be 'human' or 'agent', not 'bot'"),
+        ("Object missing required field `key` - at `$.entries[0]`", "digest", "entry has no key"),
+        ("Object missing required field `id`", "record", "record has no id"),
+        ("Something else entirely", "record", "record: Something else entirely"),
+    ],
+)
+def test_a_validation_message_is_said_in_the_apis_words(message: str, what: str, said: str) -> None:
+    assert problem_in(message, what) == said
+
+
+def test_a_record_that_is_not_one_is_refused_naming_the_field() -> None:
+    broken = {**record_to_json(make_record()), "origin": {"author": "human", "threadId": None, "runId": 7}}
+
+    with pytest.raises(ValueError, match="runId must be a string"):
+        record_from_json(broken)
+
+
+def test_the_wire_carries_the_entry_pin_and_the_record_pin_apart() -> None:
+    digest = resolve_digest([make_record("k", scope="global", pinned=True), make_record("k")], scopes=SCOPES)
+
+    wire = digest_wire(digest)
+
+    assert (wire.entries[0].pinned, wire.entries[0].record_pinned) == (True, False)
+    assert digest_of(wire) == digest
+
+
+def test_a_remember_outcome_round_trips_through_its_wire_shape() -> None:
+    written = WriteOutcome(ok=True, record=make_record(thread_id="thr_1"))
+    refused = WriteOutcome(ok=False, error="The key is too long.")
+
+    assert WriteOutcome.from_wire(written.to_wire()) == written
+    assert WriteOutcome.from_wire(refused.to_wire()) == refused
+    assert msgspec.to_builtins(refused.to_wire()) == {"ok": False, "error": "The key is too long."}

@@ -1,0 +1,177 @@
+"""The one wire shape of each answer that leaves the store: a record, a digest's entry, a digest.
+
+The agent API answers with these Structs, the SDK decodes the API's answers into them, the support
+preview answers a digest in the same shape, and the run journal stores a run's digest and a remember
+call's record as them. Field names on the wire are camelCase. Conversions to and from the domain's
+values are exact: `digest_of(digest_wire(d)) == d` for every digest.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from store.domain.types import DigestEntry, MemoryDigest, MemoryOrigin, MemoryRecord, Override
+
+__all__ = (
+    "DigestWire",
+    "EntryWire",
+    "OriginWire",
+    "OverrideWire",
+    "RecordWire",
+    "RememberWire",
+    "RunDigestWire",
+    "digest_of",
+    "digest_wire",
+    "record_of",
+    "record_wire",
+)
+
+
+Count = Annotated[int, msgspec.Meta(ge=0)]
+
+
+class OriginWire(msgspec.Struct, rename="camel", frozen=True):
+    author: Literal["human", "agent"]
+    thread_id: str | None
+    run_id: str | None
+    actor_ref: str | None
+    promoted_from: str | None = None
+
+
+class OverrideWire(msgspec.Struct, frozen=True):
+    scope: str
+    text: str
+    author: Literal["human", "agent"]
+
+
+class RecordWire(msgspec.Struct, rename="camel", frozen=True):
+    id: str
+    key: str
+    text: str
+    scope: str
+    pinned: bool
+    origin: OriginWire
+    updated_at: str
+
+
+class EntryWire(RecordWire, frozen=True):
+    """A record as one turn sees it. `pinned` is the entry's (true when any record of the key is
+    pinned); `record_pinned` is the record's own."""
+
+    overrides: list[OverrideWire]
+    record_pinned: bool
+
+
+class DigestWire(msgspec.Struct, rename="camel", frozen=True):
+    scopes: list[str]
+    entries: list[EntryWire]
+    omitted: Count
+    pinned_omitted: Count
+    recalled: bool
+
+
+class RunDigestWire(DigestWire, frozen=True, kw_only=True):
+    """A run's digest with what its model is shown: the agent API's answer to a digest call (which the
+    SDK reads) and the support preview's. `memory` is "off" when the deployment keeps no memory."""
+
+    memory: Literal["on", "off"] = "on"
+    block: str
+    writable: bool
+    tools: list[dict[str, Any]]
+
+
+class RememberWire(msgspec.Struct, rename="camel", frozen=True, omit_defaults=True):
+    """The outcome of a `remember` call: the record written, or the error the model can correct.
+    The agent API answers it, the SDK reads it, and the journal keeps it for retries and replays."""
+
+    ok: bool
+    record: RecordWire | None = None
+    error: str | None = None
+
+
+def record_wire(record: MemoryRecord) -> RecordWire:
+    return RecordWire(
+        id=record.id,
+        key=record.key,
+        text=record.text,
+        scope=record.scope,
+        pinned=record.pinned,
+        origin=_origin_wire(record.origin),
+        updated_at=record.updated_at.isoformat(),
+    )
+
+
+def record_of(wire: RecordWire, *, pinned: bool | None = None) -> MemoryRecord:
+    """The record `wire` carries; `pinned` overrides the wire's flag (an entry's record pin is
+    `record_pinned`, not `pinned`)."""
+    origin = wire.origin
+    return MemoryRecord(
+        id=wire.id,
+        key=wire.key,
+        text=wire.text,
+        scope=wire.scope,
+        pinned=wire.pinned if pinned is None else pinned,
+        origin=MemoryOrigin(
+            author=origin.author,
+            thread_id=origin.thread_id,
+            run_id=origin.run_id,
+            actor_ref=origin.actor_ref,
+            promoted_from=origin.promoted_from,
+        ),
+        updated_at=datetime.fromisoformat(wire.updated_at),
+    )
+
+
+def digest_wire(digest: MemoryDigest) -> DigestWire:
+    return DigestWire(
+        scopes=list(digest.scopes),
+        entries=[_entry_wire(entry) for entry in digest.entries],
+        omitted=digest.omitted,
+        pinned_omitted=digest.pinned_omitted,
+        recalled=digest.recalled,
+    )
+
+
+def digest_of(wire: DigestWire) -> MemoryDigest:
+    return MemoryDigest(
+        scopes=tuple(wire.scopes),
+        entries=tuple(
+            DigestEntry(
+                record=record_of(entry, pinned=entry.record_pinned),
+                overrides=tuple(Override(scope=o.scope, text=o.text, author=o.author) for o in entry.overrides),
+                pinned=entry.pinned,
+            )
+            for entry in wire.entries
+        ),
+        omitted=wire.omitted,
+        pinned_omitted=wire.pinned_omitted,
+        recalled=wire.recalled,
+    )
+
+
+def _origin_wire(origin: MemoryOrigin) -> OriginWire:
+    return OriginWire(
+        author=origin.author,
+        thread_id=origin.thread_id,
+        run_id=origin.run_id,
+        actor_ref=origin.actor_ref,
+        promoted_from=origin.promoted_from,
+    )
+
+
+def _entry_wire(entry: DigestEntry) -> EntryWire:
+    record = entry.record
+    return EntryWire(
+        id=record.id,
+        key=record.key,
+        text=record.text,
+        scope=record.scope,
+        pinned=entry.pinned,
+        origin=_origin_wire(record.origin),
+        updated_at=record.updated_at.isoformat(),
+        overrides=[OverrideWire(scope=o.scope, text=o.text, author=o.author) for o in entry.overrides],
+        record_pinned=record.pinned,
+    )
