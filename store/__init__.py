@@ -23,6 +23,7 @@ from store.domain import (
     Verdict,
     build_memory_block,
     check_memory_input,
+    forget_all_reach,
     in_render_order,
     memory_forget_verdict,
     memory_write_verdict,
@@ -39,6 +40,7 @@ from store.in_memory import InMemoryMemoryProvider
 from store.memory import (
     ForgetOutcome,
     MemoryConfig,
+    RestoreOutcome,
     TurnMemory,
     WriteOutcome,
     forget_all_memories,
@@ -46,6 +48,7 @@ from store.memory import (
     memories_on_file,
     memory_for_turn,
     offer_memories,
+    restore_memory,
     write_memory,
 )
 from store.provider import (
@@ -85,6 +88,7 @@ __all__ = (
     "Override",
     "Recall",
     "RecallingMemoryProvider",
+    "RestoreOutcome",
     "ScopeContext",
     "ScopeResolver",
     "SearchableMemoryProvider",
@@ -100,6 +104,7 @@ __all__ = (
     "check_memory_input",
     "compose_system_prompt",
     "forget_all_memories",
+    "forget_all_reach",
     "forget_memory",
     "in_render_order",
     "memories_on_file",
@@ -114,6 +119,7 @@ __all__ = (
     "remember_tool",
     "resolve_digest",
     "resolve_shortlist",
+    "restore_memory",
     "scope_kind",
     "write_memory",
 )

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from store.diagnostics import DIAGNOSTICS, Diagnostics, MemoryResolved, MemoryWritten
-from store.domain.authority import memory_forget_verdict, memory_write_verdict
+from store.domain.authority import memory_forget_verdict, memory_restore_verdict, memory_write_verdict
 from store.domain.block import build_memory_block
 from store.domain.lookalikes import lookalike_key_problem, may_read_like_another, same_looking_key
 from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest, resolve_recalled, resolve_shortlist
@@ -34,6 +34,7 @@ __all__ = (
     "BulkForgettingProvider",
     "ForgetOutcome",
     "MemoryConfig",
+    "RestoreOutcome",
     "TurnMemory",
     "WriteOutcome",
     "forget_all_memories",
@@ -45,6 +46,7 @@ __all__ = (
     "prepare_turn",
     "prepare_write",
     "related_keys",
+    "restore_memory",
     "select_for_turn",
     "write_memory",
 )
@@ -344,3 +346,30 @@ async def forget_memory(config: MemoryConfig, ctx: ScopeContext, id: str) -> For
     if not await config.provider.forget(id=id, ctx=ctx):
         return ForgetOutcome(status="not_found", reason=NOT_ON_FILE)
     return ForgetOutcome(status="forgotten", reason=verdict.reason)
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreOutcome:
+    """What became of putting back a memory the person forgot."""
+
+    status: Literal["restored", "superseded", "refused"]
+    reason: str = ""
+
+
+async def restore_memory(
+    config: MemoryConfig, ctx: ScopeContext, *, key: str, text: str, origin: MemoryOrigin
+) -> RestoreOutcome:
+    """Put a memory the person forgot back at their own scope, with its origin: unless its key has been
+    written there again since (the newer value is kept), or a write there would be refused
+    (`memory_restore_verdict`), or memory is read-only here. A new write, not an un-delete."""
+    current = await memories_on_file(config, ctx)
+    verdict = memory_restore_verdict(
+        key=key, author=origin.author, actor=ctx.actor, on_file=current.entries, scopes=current.scopes
+    )
+    if verdict.status != "restore":
+        return RestoreOutcome(verdict.status, verdict.reason)
+    provider = config.provider
+    if not isinstance(provider, WritableMemoryProvider):
+        return RestoreOutcome("refused", "Memory is read-only here.")
+    await provider.write(key=key, text=text, scope=own_scope(ctx.actor), origin=origin, ctx=ctx)
+    return RestoreOutcome("restored")

@@ -1,6 +1,14 @@
 """The rules of memory, pure: data in, decisions with reasons out. No I/O, no clock, no framework."""
 
-from store.domain.authority import Verdict, memory_forget_verdict, memory_write_verdict
+from store.domain.authority import (
+    ForgetAllReach,
+    RestoreVerdict,
+    Verdict,
+    forget_all_reach,
+    memory_forget_verdict,
+    memory_restore_verdict,
+    memory_write_verdict,
+)
 from store.domain.block import build_memory_block, in_render_order, neutralise
 from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest, resolve_shortlist
 from store.domain.remember import (
@@ -43,19 +51,23 @@ __all__ = (
     "Author",
     "DefaultScopeResolver",
     "DigestEntry",
+    "ForgetAllReach",
     "MemoryDigest",
     "MemoryInput",
     "MemoryOrigin",
     "MemoryRecord",
     "Override",
+    "RestoreVerdict",
     "ScopeContext",
     "ScopeResolver",
     "Shortlist",
     "Verdict",
     "build_memory_block",
     "check_memory_input",
+    "forget_all_reach",
     "in_render_order",
     "memory_forget_verdict",
+    "memory_restore_verdict",
     "memory_write_verdict",
     "neutralise",
     "normalise_scopes",
