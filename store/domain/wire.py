@@ -93,15 +93,7 @@ class RememberWire(msgspec.Struct, rename="camel", frozen=True, omit_defaults=Tr
 
 
 def record_wire(record: MemoryRecord) -> RecordWire:
-    return RecordWire(
-        id=record.id,
-        key=record.key,
-        text=record.text,
-        scope=record.scope,
-        pinned=record.pinned,
-        origin=_origin_wire(record.origin),
-        updated_at=record.updated_at.isoformat(),
-    )
+    return RecordWire(*_record_fields(record, pinned=record.pinned))
 
 
 def record_of(wire: RecordWire, *, pinned: bool | None = None) -> MemoryRecord:
@@ -152,26 +144,13 @@ def digest_of(wire: DigestWire) -> MemoryDigest:
     )
 
 
-def _origin_wire(origin: MemoryOrigin) -> OriginWire:
-    return OriginWire(
-        author=origin.author,
-        thread_id=origin.thread_id,
-        run_id=origin.run_id,
-        actor_ref=origin.actor_ref,
-        promoted_from=origin.promoted_from,
-    )
+def _record_fields(record: MemoryRecord, *, pinned: bool) -> tuple[str, str, str, str, bool, OriginWire, str]:
+    """A record's wire fields in `RecordWire`'s order (which `EntryWire` begins with)."""
+    o = record.origin
+    origin = OriginWire(o.author, o.thread_id, o.run_id, o.actor_ref, o.promoted_from)
+    return (record.id, record.key, record.text, record.scope, pinned, origin, record.updated_at.isoformat())
 
 
 def _entry_wire(entry: DigestEntry) -> EntryWire:
-    record = entry.record
-    return EntryWire(
-        id=record.id,
-        key=record.key,
-        text=record.text,
-        scope=record.scope,
-        pinned=entry.pinned,
-        origin=_origin_wire(record.origin),
-        updated_at=record.updated_at.isoformat(),
-        overrides=[OverrideWire(scope=o.scope, text=o.text, author=o.author) for o in entry.overrides],
-        record_pinned=record.pinned,
-    )
+    overrides = [OverrideWire(o.scope, o.text, o.author) for o in entry.overrides]
+    return EntryWire(*_record_fields(entry.record, pinned=entry.pinned), overrides, entry.record.pinned)
