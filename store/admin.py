@@ -226,12 +226,9 @@ class Administration:
 
     async def retire(self, actor: Actor, memory_id: str) -> AdminOutcome:
         """The administrative delete the personal page refuses."""
-        record = await self._administered(actor, memory_id)
-        if record is None:
-            return AdminOutcome("not_found", NOT_ADMINISTERED)
-        refusal = await self._refusal(actor, record.scope)
-        if refusal:
-            return AdminOutcome("refused", refusal)
+        record = await self._may_change(actor, memory_id)
+        if isinstance(record, AdminOutcome):
+            return record
         async with self._provider.together():
             gone = await self._provider.retire_at(memory_id, scope=record.scope)
             if gone is None:
@@ -245,12 +242,9 @@ class Administration:
         """Make a shared fact always on (or not). The outcome carries the scope's pin budget after the
         change, whose warning says when always-on facts would stop reaching prompts. The change and its
         audit entry are one transaction; a fact deleted meanwhile answers as an unknown id."""
-        record = await self._administered(actor, memory_id)
-        if record is None:
-            return AdminOutcome("not_found", NOT_ADMINISTERED)
-        refusal = await self._refusal(actor, record.scope)
-        if refusal:
-            return AdminOutcome("refused", refusal)
+        record = await self._may_change(actor, memory_id)
+        if isinstance(record, AdminOutcome):
+            return record
         async with self._provider.together():
             change = await self._provider.repin(memory_id, scope=record.scope, pinned=pinned)
             if change is None:  # deleted meanwhile: nothing was pinned, and nothing is audited
@@ -451,6 +445,14 @@ class Administration:
                 "Your own notes are kept on your own page."
             )
         return None
+
+    async def _may_change(self, actor: Actor, memory_id: str) -> MemoryRecord | AdminOutcome:
+        """The shared fact `actor` may change, or the outcome that says why not."""
+        record = await self._administered(actor, memory_id)
+        if record is None:
+            return AdminOutcome("not_found", NOT_ADMINISTERED)
+        refusal = await self._refusal(actor, record.scope)
+        return AdminOutcome("refused", refusal) if refusal else record
 
     async def _administered(self, actor: Actor, memory_id: str) -> MemoryRecord | None:
         record = await self._provider.get(memory_id)

@@ -13,6 +13,7 @@ digest is resolved once per run and replayed byte for byte, and each remember ca
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
@@ -108,7 +109,20 @@ class Run:
         return await self._remember(self.run_id, call_id, key, fact)
 
 
-class OnFile:
+class _Closing(ABC):
+    """`async with` closes what it opened."""
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        await self.close()
+
+
+class OnFile(_Closing):
     """OnFile in-process, over its own database (the same tables the service uses)."""
 
     def __init__(self, runs: MemoryRuns, registry: ConversationRegistry, close: Any) -> None:
@@ -145,12 +159,6 @@ class OnFile:
     async def close(self) -> None:
         await self._close()
 
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
-        await self.close()
-
     async def begin_run(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> Run:
         """The run's memory, resolved on the first call and read back on every later one."""
         _check_ids(run_id=run_id, thread_id=thread_id, actor=actor)
@@ -186,7 +194,7 @@ class OnFile:
         return Run(recorded.run_id, recorded.block, recorded.digest, recorded.tools, recorded.writable, remember)
 
 
-class OnFileClient:
+class OnFileClient(_Closing):
     """The same shape over the service's agent API (`/agent/runs/...`), with a bearer token."""
 
     def __init__(self, base_url: str, token: str, *, http: httpx.AsyncClient | None = None) -> None:
@@ -195,12 +203,6 @@ class OnFileClient:
 
     async def close(self) -> None:
         await self._http.aclose()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
-        await self.close()
 
     async def begin_run(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> Run:
         _check_ids(run_id=run_id, thread_id=thread_id, actor=actor)
