@@ -166,18 +166,6 @@ _decode_recorded = msgspec.json.Decoder(RecordedRun).decode
 _encode = msgspec.json.Encoder().encode
 
 
-def _recorded(memory: RunMemory) -> RecordedRun:
-    actor = memory.actor
-    return RecordedRun(
-        actor=RecordedActor(id=actor.id, tenant_ref=actor.tenant_ref, roles=list(actor.roles)),
-        thread_id=memory.thread_id,
-        digest=digest_wire(memory.digest),
-        block=memory.block,
-        writable=memory.writable,
-        tools=list(memory.tools),
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class RunMemory:
     """A run's recorded memory: what the model is shown on every step and every replay of the run."""
@@ -250,8 +238,9 @@ class MemoryRuns:
     ) -> tuple[RecordedRun, MemoryResolved]:
         ctx = ScopeContext(actor=actor, thread_id=thread_id)
         turn, resolved = await prepare_turn(self._config, ctx, run_id=run_id, query=text)
-        memory = RunMemory(run_id, actor, thread_id, turn.digest, turn.block, self._config.writable, turn.tools)
-        return _recorded(memory), resolved
+        who = RecordedActor(actor.id, actor.tenant_ref, list(actor.roles))
+        digest = digest_wire(turn.digest)
+        return RecordedRun(who, thread_id, digest, turn.block, self._config.writable, list(turn.tools)), resolved
 
     async def recorded(self, run_id: str) -> RunMemory:
         """The run's recorded memory; `RunNotStartedError` when it has none."""
