@@ -10,7 +10,7 @@ INSTALLED := $(VENV)/.installed
 
 # Debian packages: ICU's headers and pkg-config, which PyICU is built against (both commands need
 # them, before the Python packages); chromium for the browser tests, PostgreSQL's server binaries for
-# the PostgreSQL tests. Installed only when missing (CI and sessions run as root).
+# the PostgreSQL tests. Installed only when missing, as root (as CI runs).
 APT_GET := DEBIAN_FRONTEND=noninteractive apt-get
 build-packages:
 	@{ command -v pkg-config >/dev/null 2>&1 && pkg-config --exists icu-uc; } || \

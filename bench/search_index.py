@@ -1,4 +1,4 @@
-"""What SQLite's postings index costs and buys against the FTS5 index it replaced: revision 0003 against head.
+"""What SQLite's postings index costs and buys against an FTS5 index: revision 0003 against head.
 
     python -m bench.search_index [--quick]
 

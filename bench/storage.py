@@ -11,7 +11,7 @@ Rows measured, per backend (median wall time of one call, in milliseconds):
   floor: the statements the digest runs, run raw on the driver (aiosqlite in one trip to its thread,
   as the provider runs them; asyncpg), no SQLAlchemy, no records, no rules — on the connection the
   provider's reads use (`RawReader`). Target: digest ≤ 1.5× its floor. The listed digests are also
-  set beside the raw read of every applicable row, which is what a turn read before the shortlist;
+  set beside the raw read of every applicable row, which is what a turn without the shortlist reads;
   and, as a yardstick for the target, the floor's read followed by nothing but the Python work no
   storage can take away (a record per row, the rules, the block).
 - the same actor's digest (list and search) in a store of 1,000,000 memories over 10,000 actors

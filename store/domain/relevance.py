@@ -10,17 +10,17 @@ normalisation (NFKC) and case folding, so "Ｆiscal", "FISCAL" and "fiscal" are 
   Of ICU's pieces only those it counts as words (numbers, letters, kana, ideographs) are kept:
   spaces, punctuation and emoji only separate.
 - **Within a piece, a word is a run of letters, digits, underscores and combining marks** holding
-  more than underscores. The punctuation ICU lets inside a word still separates, as it did before
-  ICU: "don't" is "don" and "t", so "Ada's" is found by "ada" and "l'entrepôt" by "entrepôt", and a
+  more than underscores. The punctuation ICU lets inside a word still separates: "don't" is "don"
+  and "t", so "Ada's" is found by "ada" and "l'entrepôt" by "entrepôt", and a
   typographic apostrophe (’) cuts as a typewriter one does; "3.14", "12:30" and "ada@example.com"
   divide at their punctuation; a hyphen always separates ("fiscal-year" is two words, "fiscal_year"
-  one). A combining mark belongs to its word ("ง่าย", "हिन्दी"), where it used to cut it.
+  one). A combining mark belongs to its word ("ง่าย", "हिन्दी"); it never cuts one.
 
-So Latin text is cut as it was before ICU, but for words made only of underscores; what changed is
-text written without spaces, and scripts with combining marks. A dictionary cuts a run by its
+So Latin text is cut at every character that is not a letter, digit or underscore; ICU decides where
+text written without spaces divides, and keeps combining marks with their letters. A dictionary cuts a run by its
 neighbours, so now and then a run is cut differently in a turn and in a memory ("しました" is "しま"
 and "した"). Stored index terms depend on all of this (`store.persistence.terms`): changing it needs a
-migration that recomputes them, as revision 0006 did. A record's words are those of its key followed
+migration that recomputes them, as revision 0006 does. A record's words are those of its key followed
 by those of its text.
 
 A record scores by Okapi BM25 (k1 = 1.2, b = 0.75), with each word's document frequency counted

@@ -6,7 +6,7 @@ entries and overrides are msgspec Structs rather than dataclasses because every 
 applicable memory (or per key it carries): a Struct is built several times faster, which is most of
 the cost of reading thousands of them. Those that hold only text, times, flags and one another
 (records, origins, overrides) are not tracked by the garbage collector: they can hold no cycle, and
-a read-back of thousands of them no longer sets off collections that walk them all.
+a read-back of thousands of them sets off no collection that walks them all.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ turn's read (building the statement, an execution context, a `Row` per row). A h
 SQL compiled once on the pooled connection's driver — aiosqlite or asyncpg — and gets back the
 driver's own rows (tuples, asyncpg Records). A failure is raised as SQLAlchemy would raise it: a
 `DBAPIError` around the driver's error, with the connection invalidated when it is gone, so that
-`store.persistence.outage` classifies it exactly as before and the pool drops a dead connection.
+`store.persistence.outage` classifies it as it would SQLAlchemy's own and the pool drops a dead connection.
 
 A turn's reads borrow their connection straight from the engine's pool (`borrowed_reading`): making
 and putting back SQLAlchemy's `AsyncConnection` around it cost some 70–80 µs here, as much as the
@@ -22,7 +22,7 @@ trip each (`run_statement`), and a lookup by key — a replay's journal read —
 loop's own thread, with no trip at all (`point_rows`): on a write-ahead-logged database a reader
 takes no lock a writer holds, and the inline connection never waits — any error at all, a busy
 database included, drops it and the read takes the pooled path instead, which answers or fails
-exactly as before. Only short lookups go inline: a search, which may take long, never does.
+exactly as the pooled path does. Only short lookups go inline: a search, which may take long, never does.
 """
 
 from __future__ import annotations

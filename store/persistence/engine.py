@@ -9,7 +9,7 @@ current writer for up to the busy timeout.
 Within one process, SQLite's writers also queue on an asyncio lock before they take a connection.
 SQLite's own queue is a busy handler that sleeps and retries (1 ms, 2 ms, 5 ms, … up to 100 ms a
 try), so writers that only meet there wake long after the lock is free: under concurrent load a
-process's throughput fell to a fraction of what one writer at a time achieves, with seconds of tail
+process's throughput falls to a fraction of what one writer at a time achieves, with seconds of tail
 latency. The in-process queue hands the lock over at once; the busy timeout still orders writers
 from other processes.
 
@@ -301,8 +301,8 @@ def _choose_begin(connection: Connection) -> None:
 def _hold_begin(dbapi_connection: Any) -> None:
     """The BEGIN `_choose_begin` chose is held back (`pending_statements`) and runs with the
     transaction's first statement, in the same round trip to aiosqlite's thread; statements whose
-    rows nobody reads may wait too (`defer_statement`), and run with the COMMIT. A new run's write
-    was seven round trips and is one, the only one that holds the write lock."""
+    rows nobody reads may wait too (`defer_statement`), and run with the COMMIT. A new run's write,
+    seven statements, is one round trip, the only one that holds the write lock."""
     info = _info(dbapi_connection)
     begin = info.pop(_BEGIN_KEY, None)
     if begin is not None:

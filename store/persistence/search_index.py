@@ -18,10 +18,11 @@ level each time the store grows about a hundredfold. Nothing else grows with the
 the reference's BM25 operation for operation (`store.domain.relevance`), each word's share counted
 in whole units so that the sum is exact in whatever order SQL adds the rows.
 
-Why not FTS5, which this replaced: FTS5 looks every query term up in every segment of its index
-(twice, once more for `bm25()`), their number grows with the logarithm of the store, and the only
-commands that bound it (`optimize`, a negative `merge`) corrupt the index over time on SQLite 3.40.1
-(RELIABILITY.md). An ordinary B-tree has no segments to merge and nothing to optimise.
+Why not FTS5: FTS5 looks every query term up in every segment of its index (twice, once more for
+`bm25()`), their number grows with the logarithm of the store, and the only commands that bound it
+(`optimize`, a negative `merge`) corrupt the index over time on SQLite 3.40.1
+(docs/decisions/2026-12-05-sqlite-search-postings.md). An ordinary B-tree has no segments to merge and
+nothing to optimise.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 In WAL mode a commit appends the pages it changed to the log, and a checkpoint copies them back into
 the database file so that the log can start over. SQLite's default runs that checkpoint inside the
 COMMIT of whichever write takes the log past 1,000 pages: one write in so many pays for copying the
-whole log, and since the search index became postings in a B-tree (a page per distinct term of a
-record), more often and for more. OnFile's connections instead:
+whole log, and with the search index's postings in a B-tree (a page per distinct term of a record)
+the log fills often and holds much. OnFile's connections instead:
 
 - checkpoint on commit only once the log holds `SAFETY_NET_PAGES` (`PRAGMA wal_autocheckpoint`): a
   net under the background work below, should it never run, fail, or fall behind, so the log stays

@@ -72,7 +72,7 @@ TABLE = [
 async def _through_sqlalchemy(
     connection: AsyncConnection, scopes: tuple[str, ...], *, ordered: bool
 ) -> list[MemoryRecord]:
-    """The read as it was before the driver path: SQLAlchemy's statement, result layer and types."""
+    """The read through SQLAlchemy, as the driver path's reference: its statement, result layer and types."""
     statement = select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes))
     if ordered:
         statement = statement.order_by(scope_rank(scopes), memory.c.updated_at.desc(), memory.c.key)

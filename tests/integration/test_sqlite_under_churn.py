@@ -3,11 +3,11 @@ engine (more than its pool holds, so connections are opened and closed under loa
 fact, reading the person's memories and forgetting the fact again. No error, the database passes its
 integrity check, and the search index is exactly what the rows say it must be.
 
-The soak once found an `optimize` of the FTS5 index after every delete corrupting the database this
-way within a minute (RELIABILITY.md); in-process, with a deployment's worth of memories standing, it
-took about a thousand such cycles, so this runs two thousand. The index is now postings in an ordinary
-B-tree kept by triggers (migration 0004), with nothing to optimise; what this guards is that its
-triggers keep it in step when writers and forgetters interleave.
+An index that needs optimising corrupts this way: FTS5's `optimize` after every delete does so within
+about a thousand such cycles (docs/decisions/2026-12-05-sqlite-search-postings.md), so this runs two
+thousand. The index is postings in an ordinary B-tree kept by triggers (migration 0004), with nothing
+to optimise; what this guards is that its triggers keep it in step when writers and forgetters
+interleave.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """SQLite's write-ahead log is checkpointed beside the writes, not inside them (`store.persistence.wal`):
-a commit no longer copies the log into the database file, a background task does, and keeps what is
+a commit does not copy the log into the database file, a background task does, and keeps what is
 left to copy small under sustained writes; the safety net bounds the log when that task cannot run;
 a failing checkpoint never reaches a write; disposing an engine, or a loop closing, leaves nothing
 running and no connection broken."""

@@ -1,6 +1,6 @@
-"""The rules as they were before they were made fast, kept verbatim as the oracle the fast ones must
-match exactly (`test_fast_rules.py`), with one rule changed since as it changed in the product: what
-reads as the block's tags (`neutralise_tags`). Not used by the product."""
+"""The rules written plainly, without the product's shortcuts, as the oracle the fast ones must match
+exactly (`test_fast_rules.py`); what reads as the block's tags is the product's own
+(`neutralise_tags`). Not used by the product."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The fast rules decide and render exactly what the rules did before they were made fast
-(`reference_rules.py`, the old code verbatim), over generated records with hostile texts."""
+"""The fast rules decide and render exactly what the rules written plainly do (`reference_rules.py`),
+over generated records with hostile texts."""
 
 from __future__ import annotations
 

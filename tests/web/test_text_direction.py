@@ -1,8 +1,8 @@
 """Invisible direction controls cannot make a fact read one way on the page and another to the model.
 
-Nothing can be written with an explicit embedding, override or isolate any more (the model is told
-why, and so is an administrator), and what older records or a person's name from the identity
-provider still hold is dropped from every page, so each shows in the order the model reads it."""
+Nothing can be written with an explicit embedding, override or isolate (the model is told why, and so
+is an administrator), and whatever a stored record or a person's name from the identity provider
+holds of them is dropped from every page, so each shows in the order the model reads it."""
 
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ Both indexes follow the column: SQLite's postings and word count by the update t
 0004, PostgreSQL's `search_vector` because it is generated from `search_terms`.
 
 The downgrade recomputes the terms by the rule revision 0005 searched with — runs of letters, digits
-and underscores after NFKC and case folding, kept here because the code no longer has it — so a
-downgraded store finds its rows by the words the older code asks with.
+and underscores after NFKC and case folding, kept here because the current rule differs — so a
+downgraded store finds its rows by the words revision 0005's code asks with.
 
 Revision ID: 0006
 Revises: 0005
