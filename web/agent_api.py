@@ -176,7 +176,7 @@ def bearer_middleware(app: ASGIApp) -> ASGIApp:
     """Every agent call presents one of the configured tokens (several at once, for rotation),
     compared in constant time against each of them; anything else is a 401 before the handler runs.
 
-    A middleware, not a guard: Litestar copies the route handler for every guard call, which cost a
+    A middleware, not a guard: Litestar copies the route handler for every guard call, which costs a
     replayed digest more than checking the token."""
 
     async def checked(scope: Scope, receive: Receive, send: Send) -> None:

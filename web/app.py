@@ -226,8 +226,8 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
         # Tracebacks for real failures; a login that is needed, a 404 or a refusal is not one (a refused
         # body is one warning line, `log_refused_body`). Lines
         # go straight to the console handler, as uvicorn's access lines do: through Litestar's
-        # default queue, every digest's log line woke a listener thread, a thread handoff that cost
-        # a new run more than writing the line.
+        # default queue, every digest's log line would wake a listener thread, a thread handoff that
+        # costs a new run more than writing the line.
         logging_config=LoggingConfig(
             log_exceptions="always",
             disable_stack_trace={LoginRequiredError, 400, 401, 403, 404, 405, 409, 410, 413, 415},

@@ -7,7 +7,7 @@ decoded with `msgspec.json.decode(body, type=<the handler's type>, strict=True)`
 not decode is refused (`RefusedBodyError`): 415 when it was not sent as JSON, otherwise 400 — empty,
 not JSON, a value of the wrong type, a field the type does not have or one it needs missing — naming
 the field by the path the client sent it under (`pinned`, `actor.roles[0]`). Litestar then converts
-the same bytes, which can no longer come out any differently.
+the same bytes, which cannot come out any differently.
 
 It runs in the application's `before_request`, for every route whose `data` is JSON, so a new route
 is held to it without saying so (`tests/web/test_strict_bodies.py` finds the routes in the OpenAPI

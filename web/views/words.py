@@ -224,8 +224,8 @@ _WITHOUT_DIRECTION_CONTROLS = dict.fromkeys(map(ord, DIRECTION_CONTROLS))
 def shown_as_read(value: object) -> object:
     """Every value a page prints (the templates' `finalize`): a text with an explicit direction
     control (`store.DIRECTION_CONTROLS`) loses it, so a stored key, fact or name shows in the order
-    the model reads it and cannot reorder the page around it. Nothing written today holds one; older
-    records, and names from the identity provider, may."""
+    the model reads it and cannot reorder the page around it. No write OnFile accepts holds one; a
+    record stored by other means, and a name from the identity provider, may."""
     if not isinstance(value, str) or value.isascii():
         return value
     return value.translate(_WITHOUT_DIRECTION_CONTROLS)  # markup stays markup
