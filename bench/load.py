@@ -58,7 +58,7 @@ from bench.load_traffic import Measured, Traffic, generator_name, measure
 from store.persistence import SqlMemoryProvider, open_engine, upgrade
 from tests.postgres_server import PostgresServer, missing_binaries
 from tests.processes.servers import ServerProcess
-from web.oidc_mock import free_port
+from web.demo.oidc_mock import free_port
 
 TARGET_SHARE = 0.40
 WARM_UP_SECONDS = 2.0

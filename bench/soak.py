@@ -43,7 +43,7 @@ from bench.load_traffic import TIMEOUT_SECONDS
 from store.persistence import DashboardSessions, SqlMemoryProvider, open_engine, upgrade
 from tests.postgres_server import PostgresServer, missing_binaries
 from tests.processes.servers import ServerProcess
-from web.auth.sessions import SESSION_COOKIE, csrf_token
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token
 
 GROWTH_LIMIT = 0.10
 SAMPLE_EVERY_SECONDS = 5.0

@@ -23,14 +23,14 @@ from litestar.template import TemplateConfig
 
 from store.persistence.outage import DATABASE_ERROR_TYPES
 from web.admin.actions import confirm_delete, delete_fact, edit_fact, edit_form, pin_fact
-from web.admin.api import admin_api_router, csrf_scheme, session_scheme
+from web.admin.api import admin_api_router
 from web.admin.audit import audit_download_csv, audit_download_json, audit_trail
 from web.admin.pages import fact_row, publish_fact, shared_facts
 from web.admin.people import confirm_erasure, erase_person, people
-from web.agent_api import agent_router, bearer_scheme
-from web.auth.oidc import OidcClient, TransactionSealer
+from web.agent.api import agent_router, bearer_scheme
 from web.auth.routes import callback, login, logout, signed_out
-from web.errors import (
+from web.housekeeping import pruning_every
+from web.kit.errors import (
     LoginRequiredError,
     csrf_refusal,
     database_error_handler,
@@ -38,10 +38,20 @@ from web.errors import (
     method_not_allowed_handler,
     not_found_handler,
 )
-from web.housekeeping import pruning_every
-from web.json_bodies import log_refused_body, refuse_unfit_body
-from web.openapi_document import REQUEST_BODIES, SCHEMA_PATH, ExactBodiesJsonRenderPlugin, names_nothing_in_the_schema
-from web.pages.memories import (
+from web.kit.identity.oidc import OidcClient, TransactionSealer
+from web.kit.identity.viewer import provide_viewer
+from web.kit.json_bodies import log_refused_body, refuse_unfit_body
+from web.kit.security import (
+    bearer_presented,
+    csrf_refused,
+    refuse_control_characters,
+    security_headers,
+    security_headers_hook,
+)
+from web.kit.session_api import csrf_scheme, session_scheme
+from web.kit.words import shown_as_read
+from web.me.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
+from web.me.pages import (
     confirm_promotion,
     forget_on_page,
     memories,
@@ -49,20 +59,11 @@ from web.pages.memories import (
     promote_on_page,
     undo_forget,
 )
-from web.pages.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
-from web.readback import delete_memory, list_memories
-from web.security import (
-    bearer_presented,
-    csrf_refused,
-    refuse_control_characters,
-    security_headers,
-    security_headers_hook,
-)
+from web.me.readback import delete_memory, list_memories
+from web.openapi_document import REQUEST_BODIES, SCHEMA_PATH, ExactBodiesJsonRenderPlugin, names_nothing_in_the_schema
 from web.services import Services, open_services
 from web.settings import Settings
 from web.support.preview import preview_api, preview_page, show_preview
-from web.viewer import provide_viewer
-from web.views.words import shown_as_read
 
 __all__ = ("PROJECT_ROOT", "create_app")
 

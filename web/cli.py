@@ -17,7 +17,7 @@ from store.domain.identifiers import id_problem
 from store.embedding import EmbedderError
 from store.persistence import DATABASE_URL_VARIABLE, printable_url, upgrade
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
-from web.demo import DemoRefusedError
+from web.demo.content import DemoRefusedError
 from web.housekeeping import NoDatabaseError, Pruned, existing_database, prune
 from web.settings import Settings, SettingsError, check_database_url
 
@@ -230,12 +230,12 @@ def _progress_bar(done: int, total: int) -> None:
 
 
 def _demo(args: argparse.Namespace) -> int:
-    from web.demo import render_demo
+    from web.demo.content import render_demo
 
     if args.turn:
         print(asyncio.run(render_demo(args.text)))
         return 0
-    from web.demo_server import run_demo
+    from web.demo.server import run_demo
 
     return run_demo(port=args.port, folder=args.folder)
 

@@ -17,7 +17,8 @@ from litestar import Request
 from litestar.openapi.plugins import JsonRenderPlugin
 
 from web.admin.api import PinIn, SharedMemoryIn, TextIn
-from web.agent_api import DigestIn, DroppedRunsIn, RememberIn
+from web.agent.api import DroppedRunsIn, RememberIn
+from web.kit.wire import DigestIn
 
 __all__ = ("REQUEST_BODIES", "SCHEMA_PATH", "ExactBodiesJsonRenderPlugin", "names_nothing_in_the_schema")
 
@@ -51,5 +52,5 @@ _UNKNOWN = "/{path:str}"
 def names_nothing_in_the_schema(request: Request[Any, Any, Any]) -> bool:
     """Whether `request` reached the handler Litestar adds under the document's path for what names
     nothing, which answers a bare HTML page of its own; OnFile answers it as every JSON route does,
-    with `{"error"}` (`web.errors.not_found_handler`)."""
+    with `{"error"}` (`web.kit.errors.not_found_handler`)."""
     return request.url.path.startswith(SCHEMA_PATH) and _UNKNOWN in request.route_handler.paths

@@ -18,8 +18,8 @@ import pytest
 from playwright.sync_api import Browser, Playwright, sync_playwright
 
 from tests.processes.servers import ServerProcess
-from web.demo import DEMO_PEOPLE, seed_demo
-from web.oidc_mock import MockProvider
+from web.demo.content import DEMO_PEOPLE, seed_demo
+from web.demo.oidc_mock import MockProvider
 from web.services import open_services
 from web.settings import Settings
 

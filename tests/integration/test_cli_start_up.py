@@ -11,7 +11,7 @@ import pytest
 import uvicorn
 
 from web import cli
-from web.oidc_mock import free_port
+from web.demo.oidc_mock import free_port
 
 SERVING = {
     "ONFILE_SECRET_KEY": "start-up-secret-key-0123456789-0123456789",

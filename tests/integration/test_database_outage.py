@@ -22,9 +22,9 @@ from tests.builders import T0
 from tests.postgres_server import PostgresServer, missing_binaries
 from tests.web.conftest import AGENT_TOKEN, SECRET
 from web.app import create_app
-from web.auth.oidc import Person
-from web.auth.sessions import SESSION_COOKIE, csrf_token, start_session
-from web.errors import DATABASE_UNAVAILABLE
+from web.kit.errors import DATABASE_UNAVAILABLE
+from web.kit.identity.oidc import Person
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token, start_session
 from web.services import Services, open_services
 from web.settings import Settings
 

@@ -15,9 +15,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from web import demo_server
 from web.cli import main
-from web.oidc_mock import MockProvider, free_port
+from web.demo import server as demo_server
+from web.demo.oidc_mock import MockProvider, free_port
 
 
 def children(pid: int) -> list[int]:

@@ -13,7 +13,7 @@ from store import MemoryOrigin, MemoryRecord
 from store.persistence import SqlMemoryProvider, open_engine
 from tests.builders import T0
 from tests.processes.servers import ServerProcess
-from web.oidc_mock import MockProvider
+from web.demo.oidc_mock import MockProvider
 
 pytestmark = pytest.mark.postgres
 

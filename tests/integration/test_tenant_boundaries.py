@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from tests.processes.servers import ServerProcess
-from web.oidc_mock import MockProvider
+from web.demo.oidc_mock import MockProvider
 
 TOKEN = "boundary-agent-token-0123456789"
 C1_SECRET = "c1 keeps the spare key under the blue pot"

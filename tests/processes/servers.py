@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from web.oidc_mock import free_port
+from web.demo.oidc_mock import free_port
 
 __all__ = ("ServerProcess", "agent_environment")
 

@@ -1,4 +1,4 @@
-"""The strict decoder behind every JSON body (`web.json_bodies.decode_strictly`): each problem named
+"""The strict decoder behind every JSON body (`web.kit.json_bodies.decode_strictly`): each problem named
 by the path the client sent it under, and a body no decoder should descend into refused as such."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ from typing import Any
 import msgspec
 import pytest
 
-from web.api_errors import TOO_DEEP, problem_message
-from web.json_bodies import RefusedBodyError, decode_strictly
+from web.kit.api_errors import TOO_DEEP, problem_message
+from web.kit.json_bodies import RefusedBodyError, decode_strictly
 
 
 class Inner(msgspec.Struct, rename="camel", forbid_unknown_fields=True):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from web.auth.tokens import ProviderTokens, TokenSealer
+from web.kit.identity.tokens import ProviderTokens, TokenSealer
 
 SECRET = "token-sealer-secret-key-long-enough-0123456789"
 TOKENS = ProviderTokens(refresh_token="refresh-zebraquartz", access_token="access-quokkamint")

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from store import Actor
-from web.auth.roles import actor_from_claims, recheck_due, role_change, roles_from_claims
+from web.kit.identity.roles import actor_from_claims, recheck_due, role_change, roles_from_claims
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 EVERY = timedelta(minutes=5)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from web.security import safe_next_path
+from web.kit.security import safe_next_path
 
 BASE = "https://onfile.example.com/"
 REDIRECTS = [

@@ -16,8 +16,8 @@ from litestar.testing import AsyncTestClient
 
 from store import Actor
 from web.app import create_app
-from web.auth.oidc import Person
-from web.auth.sessions import SESSION_COOKIE, csrf_token, start_session
+from web.kit.identity.oidc import Person
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token, start_session
 from web.services import Services, open_services
 from web.settings import Settings
 

@@ -1,4 +1,4 @@
-"""Logging in through a real OpenID Connect provider process (`web.oidc_mock.MockProvider`), with the
+"""Logging in through a real OpenID Connect provider process (`web.demo.oidc_mock.MockProvider`), with the
 test client playing the browser: the settings for it, and the steps a browser takes."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
-from web.oidc_mock import MockProvider
+from web.demo.oidc_mock import MockProvider
 from web.settings import Settings
 
 __all__ = ("BASE", "SECRET", "local", "log_in", "settings_for", "start_login")

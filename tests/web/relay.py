@@ -11,7 +11,7 @@ import contextlib
 import socket
 import threading
 
-from web.oidc_mock import free_port
+from web.demo.oidc_mock import free_port
 
 __all__ = ("Relay",)
 

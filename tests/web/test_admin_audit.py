@@ -14,7 +14,7 @@ from store import Actor, MemoryOrigin, ScopeContext
 from tests.web.admin_builders import ADA, GIL, JONAS, LENA, SAM, tree
 from tests.web.conftest import LoginAs
 from tests.web.html_tree import Element
-from web.admin.audit_views import neutralise_cell
+from web.kit.spreadsheets import neutralise_cell
 from web.services import Services
 
 

@@ -14,8 +14,9 @@ from store import Actor, MemoryOrigin, MemoryRecord
 from store.persistence import Origin
 from tests.builders import T0
 from tests.web.conftest import AGENT_TOKEN, AGENT_TOKEN_OLD, LoginAs
-from web.agent_api import DigestOut, RememberOut
+from web.agent.api import RememberOut
 from web.app import create_app
+from web.kit.wire import DigestOut
 from web.services import Services, open_services
 from web.settings import Settings
 

@@ -19,7 +19,7 @@ from litestar.testing import AsyncTestClient
 from store import Actor, ScopeContext
 from tests.web.builders import make_record, seed
 from tests.web.conftest import SECRET, LoginAs
-from web.auth.sessions import SESSION_COOKIE, csrf_token
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token
 from web.services import Services
 
 UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})

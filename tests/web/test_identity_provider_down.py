@@ -15,8 +15,8 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from web.app import create_app
-from web.auth.sessions import SESSION_COOKIE, csrf_token
-from web.oidc_mock import MockProvider
+from web.demo.oidc_mock import MockProvider
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token
 from web.services import Services, open_services
 from web.settings import Settings
 

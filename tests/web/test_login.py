@@ -18,9 +18,9 @@ from litestar.testing import AsyncTestClient
 
 from tests.web.oidc_flow import BASE, SECRET, local, settings_for, start_login
 from web.app import create_app
-from web.auth.oidc import LoginError, LoginTransaction, OidcClient
-from web.auth.sessions import SESSION_COOKIE, csrf_token
-from web.oidc_mock import MockProvider, free_port
+from web.demo.oidc_mock import MockProvider, free_port
+from web.kit.identity.oidc import LoginError, LoginTransaction, OidcClient
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token
 from web.services import Services, open_services
 
 

@@ -14,7 +14,7 @@ from litestar.testing import AsyncTestClient
 from tests.web.admin_builders import tree
 from tests.web.oidc_flow import BASE, log_in, settings_for
 from web.app import create_app
-from web.oidc_mock import MockProvider
+from web.demo.oidc_mock import MockProvider
 from web.services import Services, open_services
 from web.settings import Settings
 

@@ -14,8 +14,8 @@ from store import Actor
 from tests.web.builders import make_record, seed
 from tests.web.conftest import AGENT_TOKEN, SECRET
 from tests.web.html_tree import Element, parse
-from web.auth.oidc import Person
-from web.auth.sessions import SESSION_COOKIE, csrf_token, start_session
+from web.kit.identity.oidc import Person
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token, start_session
 from web.services import Services
 
 KEY = "<script>alert('key')</script>"

@@ -15,8 +15,8 @@ from store.persistence.registry import Origin
 from tests.web.builders import ADA, HTMX, make_record, page_of, seed
 from tests.web.conftest import LoginAs
 from tests.web.html_tree import Element
+from web.me.listing import PAGE_SIZE
 from web.services import Services
-from web.views.listing import PAGE_SIZE
 
 
 @pytest.fixture

@@ -15,8 +15,8 @@ from store import MemoryOrigin, ScopeContext
 from tests.web.builders import ADA, HTMX, make_record, page_of, seed
 from tests.web.conftest import LoginAs
 from tests.web.html_tree import Element
-from web.auth.sessions import SESSION_COOKIE
-from web.pages import undo
+from web.kit.identity.sessions import SESSION_COOKIE
+from web.me import undo
 from web.services import Services
 
 BASE64 = set(string.ascii_letters + string.digits + "-_=")
@@ -327,7 +327,7 @@ async def test_an_undo_token_that_is_forged_foreign_or_late_restores_nothing(
         token = await login_as(ADA)
     else:
         later = datetime.now(UTC) + timedelta(seconds=undo.UNDO_SECONDS + 5)
-        monkeypatch.setattr("web.pages.memories._now", lambda: later)
+        monkeypatch.setattr("web.me.pages._now", lambda: later)
 
     response = await client.post("/memories/undo", data={"csrf_token": token, "token": undo_with, "back": "/"})
 

@@ -14,8 +14,8 @@ from store import DefaultScopeResolver, ScopeContext
 from tests.web.builders import ADA, HTMX, make_record, page_of, seed
 from tests.web.conftest import LoginAs
 from web.app import create_app
-from web.auth.oidc import Person
-from web.auth.sessions import SESSION_COOKIE, start_session
+from web.kit.identity.oidc import Person
+from web.kit.identity.sessions import SESSION_COOKIE, start_session
 from web.services import Services
 from web.settings import Settings
 

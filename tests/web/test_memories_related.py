@@ -11,8 +11,8 @@ from litestar.testing import AsyncTestClient
 from tests.web.builders import ADA, HTMX, make_record, page_of, seed
 from tests.web.conftest import LoginAs
 from tests.web.html_tree import Element
+from web.me.listing import PAGE_SIZE, RELATED_LIMIT, MemoryQuery
 from web.services import Services
-from web.views.listing import PAGE_SIZE, RELATED_LIMIT, MemoryQuery
 
 RELATED = "/?q=how+far+is+it&match=related"
 

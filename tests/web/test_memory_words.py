@@ -10,10 +10,10 @@ import pytest
 from store import Actor, DigestEntry, MemoryOrigin
 from store.persistence.registry import Origin
 from tests.web.builders import make_record
-from web.on_file import OnFile
-from web.views.listing import PAGE_SIZE, MemoryQuery, cursor_of, select_entries
-from web.views.memories import conversation_link
-from web.views.words import author_kind, exact_time, relative_time, scope_words
+from web.kit.words import author_kind, exact_time, relative_time, scope_words
+from web.me.listing import PAGE_SIZE, MemoryQuery, cursor_of, select_entries
+from web.me.on_file import OnFile
+from web.me.views import conversation_link
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 ADA = Actor(id="ada", tenant_ref="berlin")

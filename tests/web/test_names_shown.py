@@ -15,7 +15,7 @@ from tests.web.admin_builders import shared, tree
 from tests.web.builders import HTMX, make_record, seed
 from tests.web.conftest import AGENT_TOKEN, LoginAs
 from tests.web.html_tree import Element
-from web.demo import DEMO_PEOPLE, seed_demo
+from web.demo.content import DEMO_PEOPLE, seed_demo
 from web.services import Services
 
 LENA = Actor("lena", "berlin", ("onfile-admin",))

@@ -19,8 +19,8 @@ from store import Actor
 from tests.properties.world import LONG_RUN
 from tests.web.builders import make_record, seed
 from tests.web.conftest import AGENT_TOKEN, SECRET
-from web.auth.oidc import Person
-from web.auth.sessions import SESSION_COOKIE, csrf_token, start_session
+from web.kit.identity.oidc import Person
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token, start_session
 from web.services import Services
 
 LENA = Actor("lena", "berlin", ("onfile-admin", "onfile-global-admin", "onfile-support"))

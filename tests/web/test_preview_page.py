@@ -14,8 +14,8 @@ from tests.web.admin_builders import ADA, LENA, SAM, shared, tree
 from tests.web.conftest import AGENT_TOKEN, LoginAs
 from tests.web.html_tree import Element
 from web.app import create_app
-from web.auth.oidc import Person
-from web.auth.sessions import SESSION_COOKIE, csrf_token, start_session
+from web.kit.identity.oidc import Person
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token, start_session
 from web.services import Services, open_services
 from web.settings import Settings
 

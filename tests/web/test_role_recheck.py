@@ -25,9 +25,9 @@ from tests.conftest import Clock
 from tests.web.builders import make_record, page_of, seed
 from tests.web.relay import Relay
 from web.app import create_app
-from web.auth.oidc import OidcClient
-from web.auth.sessions import SESSION_COOKIE, csrf_token, load_viewer
-from web.oidc_mock import MockProvider
+from web.demo.oidc_mock import MockProvider
+from web.kit.identity.oidc import OidcClient
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token, load_viewer
 from web.services import Services, open_services
 from web.settings import Settings
 

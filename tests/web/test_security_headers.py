@@ -13,7 +13,7 @@ from litestar.testing import AsyncTestClient
 
 from tests.web.builders import ADA
 from tests.web.conftest import AGENT_TOKEN, LoginAs
-from web.security import security_headers
+from web.kit.security import security_headers
 from web.services import Services
 from web.settings import Settings
 

@@ -10,7 +10,7 @@ from litestar.testing import AsyncTestClient
 
 from store import Actor
 from tests.web.conftest import LoginAs
-from web.auth.sessions import SESSION_COOKIE, load_viewer
+from web.kit.identity.sessions import SESSION_COOKIE, load_viewer
 from web.services import Services
 
 ADA = Actor(id="ada", tenant_ref="berlin")

@@ -18,7 +18,7 @@ from litestar.testing import AsyncTestClient
 
 from store import Actor, ScopeContext
 from tests.web.conftest import AGENT_TOKEN, LoginAs
-from web.json_bodies import json_body_type
+from web.kit.json_bodies import json_body_type
 from web.services import Services
 
 LENA = Actor("lena", "berlin", ("onfile-admin", "onfile-global-admin", "onfile-support"))

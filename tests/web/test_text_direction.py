@@ -16,8 +16,8 @@ from tests.web.builders import make_record, seed
 from tests.web.conftest import AGENT_TOKEN, SECRET, LoginAs
 from tests.web.html_tree import Element
 from tests.web.test_markup_inert import pages
-from web.auth.oidc import Person
-from web.auth.sessions import SESSION_COOKIE, csrf_token, start_session
+from web.kit.identity.oidc import Person
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token, start_session
 from web.services import Services
 
 RLO, PDF, RLI, PDI = "\u202e", "\u202c", "\u2067", "\u2069"

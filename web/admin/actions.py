@@ -15,7 +15,6 @@ from litestar.params import FromPath
 from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Redirect, Template
 
-from web.admin.area import NO_STORE, elevation_of, forbidden
 from web.admin.pages import (
     Form,
     authors_named,
@@ -26,7 +25,9 @@ from web.admin.pages import (
     shared_facts_page,
 )
 from web.admin.views import EditFormView, find_fact
-from web.auth.sessions import Viewer
+from web.kit.area import NO_STORE, forbidden
+from web.kit.identity.elevation import elevation_of
+from web.kit.identity.sessions import Viewer
 from web.services import Services
 
 __all__ = ("confirm_delete", "delete_fact", "edit_fact", "edit_form", "pin_fact")

@@ -12,47 +12,26 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Request, Response, Router, delete, post, put
-from litestar.datastructures import State
+from litestar import Response, Router, delete, post, put
 from litestar.di import NamedDependency
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Example, SecurityScheme
+from litestar.openapi.spec import Example
 from litestar.params import Body, PathParameter
-from litestar.types import ExceptionHandlersMap
 
 from store.admin import NOT_ADMINISTERED, AdminOutcome
 from store.domain.administration import PinBudget
 from store.domain.codec import record_to_json
-from web.admin.area import ROLES_UNCONFIRMED, elevation_of
-from web.agent_api import NOT_JSON, ProblemOut, RecordOut
-from web.api_errors import JSON_API_EXCEPTIONS
-from web.auth.sessions import Viewer
-from web.errors import LoginRequiredError
+from web.kit.identity.elevation import ROLES_UNCONFIRMED, elevation_of
+from web.kit.identity.sessions import Viewer
+from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
+from web.kit.wire import NOT_JSON, ProblemOut, RecordOut
 from web.services import Services
 
 __all__ = (
-    "API_EXCEPTIONS",
-    "INVALID",
-    "NO_SESSION",
-    "SESSION_SECURITY",
     "BudgetOut",
     "SharedMemoryOut",
     "admin_api_router",
-    "api_login_required",
-    "csrf_scheme",
-    "session_scheme",
 )
-
-session_scheme = SecurityScheme(
-    type="apiKey", name="onfile_session", security_scheme_in="cookie", description="The dashboard session, from login."
-)
-csrf_scheme = SecurityScheme(
-    type="apiKey",
-    name="X-CSRF-Token",
-    security_scheme_in="header",
-    description="The session's CSRF token (the dashboard's pages carry it); needed on every unsafe call.",
-)
-SESSION_SECURITY: list[dict[str, list[str]]] = [{"dashboardSession": [], "csrfToken": []}]
 
 MemoryId = Annotated[str, PathParameter(min_length=1, max_length=200, examples=[Example(value="mem_01HZX3")])]
 _EXAMPLE_RECORD = {
@@ -103,15 +82,6 @@ class DeletedOut(msgspec.Struct, rename="camel"):
     record: RecordOut
 
 
-def api_login_required(_: Request[Any, Any, State], __: LoginRequiredError) -> Response[ProblemOut]:
-    return Response(ProblemOut("Log in to the dashboard first."), status_code=401)
-
-
-API_EXCEPTIONS: ExceptionHandlersMap = {LoginRequiredError: api_login_required, **JSON_API_EXCEPTIONS}
-"""Every refusal in the endpoints' one shape, `{"error"}`: a body that does not parse or match its
-schema, one too large, a missing session."""
-
-
 def _budget_out(budget: PinBudget | None) -> BudgetOut | None:
     if budget is None:
         return None
@@ -148,16 +118,6 @@ _NOT_FOUND = ResponseSpec(
     ProblemOut,
     description="Unknown, or not at a scope you administer",
     examples=[Example(value={"error": NOT_ADMINISTERED})],
-)
-NO_SESSION = ResponseSpec(
-    ProblemOut,
-    description="No dashboard session",
-    examples=[Example(value={"error": "Log in to the dashboard first."})],
-)
-INVALID = ResponseSpec(
-    ProblemOut,
-    description="Invalid input: empty, too long, not one line, or a body that does not parse",
-    examples=[Example(value={"error": "The fact contains a line break. It must be a single line of plain text."})],
 )
 
 

@@ -16,18 +16,11 @@ from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
 from store.persistence import AuditEntry
-from web.admin.area import NO_STORE, Elevation, area_view, elevation_of, forbidden
-from web.admin.audit_views import (
-    CSV_MEDIA_TYPE,
-    AuditQuery,
-    audit_csv,
-    audit_json,
-    audit_page,
-    filter_entries,
-    for_spreadsheets,
-    people_named,
-)
-from web.auth.sessions import Viewer
+from web.admin.audit_views import AuditQuery, audit_csv, audit_json, audit_page, filter_entries, people_named
+from web.kit.area import NO_STORE, area_view, forbidden
+from web.kit.identity.elevation import Elevation, elevation_of
+from web.kit.identity.sessions import Viewer
+from web.kit.spreadsheets import CSV_MEDIA_TYPE, for_spreadsheets
 from web.services import Services
 
 __all__ = ("audit_download_csv", "audit_download_json", "audit_trail")

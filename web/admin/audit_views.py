@@ -20,15 +20,15 @@ from urllib.parse import urlencode
 
 from store import Actor
 from store.persistence import AUDIT_ACTIONS, AuditEntry
-from web.admin.area import AreaView
-from web.admin.words import action_words, scope_label
-from web.views.listing import page_number
-from web.views.memories import OptionView, TimeView
-from web.views.words import Mention, PersonName, count_words, exact_time, person_name, relative_time
+from web.kit.area import AreaView
+from web.kit.area_words import action_words, scope_label
+from web.kit.paging import page_number
+from web.kit.spreadsheets import neutralise_cell
+from web.kit.views import OptionView, TimeView
+from web.kit.words import Mention, PersonName, count_words, exact_time, person_name, relative_time
 
 __all__ = (
     "AUDIT_PAGE_SIZE",
-    "CSV_MEDIA_TYPE",
     "AuditPage",
     "AuditQuery",
     "AuditRowView",
@@ -36,15 +36,10 @@ __all__ = (
     "audit_json",
     "audit_page",
     "filter_entries",
-    "for_spreadsheets",
-    "neutralise_cell",
     "people_named",
 )
 
 AUDIT_PAGE_SIZE = 100
-CSV_MEDIA_TYPE = "text/csv"
-"""Litestar adds `; charset=utf-8` to a text type itself: naming the charset here too sent it twice."""
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 
 @dataclass(frozen=True, slots=True)
@@ -270,18 +265,6 @@ def _entry_json(entry: AuditEntry) -> dict[str, Any]:
 
 def audit_json(entries: Sequence[AuditEntry]) -> list[dict[str, Any]]:
     return [_entry_json(e) for e in entries]
-
-
-def neutralise_cell(value: str) -> str:
-    """A cell a spreadsheet would read as a formula (`=`, `+`, `-`, `@`, or a tab or carriage return
-    first) gets a leading apostrophe, so it is shown as text and never run."""
-    return f"'{value}" if value.startswith(_FORMULA_STARTS) else value
-
-
-def for_spreadsheets(csv_text: str) -> str:
-    """A CSV download starts with the UTF-8 byte-order mark: without it Excel reads the file in the
-    machine's legacy code page, and Hebrew, Arabic or umlauts come out garbled."""
-    return "\ufeff" + csv_text
 
 
 def audit_csv(entries: Sequence[AuditEntry]) -> str:

@@ -28,24 +28,14 @@ from litestar.response import Redirect, Template
 
 from store import MemoryRecord
 from store.admin import NOT_ADMINISTERED, AdminOutcome
-from web.admin.area import (
-    NO_STORE,
-    NOTICE_COOKIE,
-    Elevation,
-    NoticeView,
-    ProblemView,
-    area_view,
-    back_params,
-    clear_notice_cookie,
-    elevation_of,
-    forbidden,
-    notice_cookie,
-    problem,
-    read_notice,
-)
+from web.admin.problems import ProblemView, problem
 from web.admin.views import AdminQuery, CreateFormView, FactsPage, blank_create_form, facts_page, find_fact, writers
-from web.admin.words import scope_label
-from web.auth.sessions import Viewer
+from web.kit.area import NO_STORE, area_view, forbidden
+from web.kit.area_words import scope_label
+from web.kit.identity.elevation import Elevation, elevation_of
+from web.kit.identity.sessions import Viewer
+from web.kit.notices import NOTICE_COOKIE, NoticeView, clear_notice_cookie, notice_cookie, read_notice
+from web.kit.paging import back_params
 from web.services import Services
 
 __all__ = (

@@ -17,10 +17,12 @@ from litestar.response import Redirect, Template
 
 from store import Actor
 from store.admin import PEOPLE_SHOWN
-from web.admin.area import NO_STORE, AreaView, Elevation, ProblemView, area_view, elevation_of, forbidden, problem
-from web.auth.sessions import Viewer
+from web.admin.problems import ProblemView, problem
+from web.kit.area import NO_STORE, AreaView, area_view, forbidden
+from web.kit.identity.elevation import Elevation, elevation_of
+from web.kit.identity.sessions import Viewer
+from web.kit.words import PersonName, person_name
 from web.services import Services
-from web.views.words import PersonName, person_name
 
 __all__ = ("ERASE_PATH", "confirm_erasure", "erase_href", "erase_person", "people")
 

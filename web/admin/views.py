@@ -15,11 +15,12 @@ from urllib.parse import quote, urlencode
 
 from store import MAX_KEY_CHARS, Actor, MemoryRecord
 from store.domain.administration import PinBudget, pin_budget
-from web.admin.area import AreaView, NoticeView
-from web.admin.words import ScopeLabel, scope_label, scope_slug
-from web.views.listing import page_number
-from web.views.memories import OptionView, TimeView
-from web.views.words import Mention, count_words, exact_time, person_name, relative_time
+from web.kit.area import AreaView
+from web.kit.area_words import ScopeLabel, scope_label, scope_slug
+from web.kit.notices import NoticeView
+from web.kit.paging import page_number
+from web.kit.views import OptionView, TimeView
+from web.kit.words import Mention, count_words, exact_time, person_name, relative_time
 
 __all__ = (
     "PAGE_SIZE",

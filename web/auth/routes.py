@@ -12,9 +12,9 @@ from litestar.di import NamedDependency
 from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 
-from web.auth.oidc import LoginError, OidcClient, TransactionSealer
-from web.auth.sessions import LOGIN_COOKIE, SESSION_COOKIE, end_session, load_viewer, start_session
-from web.security import safe_next_path
+from web.kit.identity.oidc import LoginError, OidcClient, TransactionSealer
+from web.kit.identity.sessions import LOGIN_COOKIE, SESSION_COOKIE, end_session, load_viewer, start_session
+from web.kit.security import safe_next_path
 from web.services import Services
 
 __all__ = ("callback", "login", "logout", "signed_out")

@@ -28,10 +28,11 @@ from litestar.response import Template
 
 from store.admin import Preview
 from store.domain.identifiers import id_problem
-from web.admin.api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
-from web.admin.area import NO_STORE, ROLES_UNCONFIRMED, area_view, elevation_of, forbidden
-from web.agent_api import DIGEST_EXAMPLE, NOT_JSON, DigestIn, DigestOut, ProblemOut, digest_out
-from web.auth.sessions import Viewer
+from web.kit.area import NO_STORE, area_view, forbidden
+from web.kit.identity.elevation import ROLES_UNCONFIRMED, elevation_of
+from web.kit.identity.sessions import Viewer
+from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
+from web.kit.wire import DIGEST_EXAMPLE, NOT_JSON, DigestIn, DigestOut, ProblemOut, digest_out
 from web.services import Services
 from web.support.views import FieldProblem, PreviewPage, preview_form, preview_result
 

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 
 from store import Actor, Author, own_scope
 from store.admin import Preview
-from web.admin.area import AreaView
-from web.admin.words import role_words, scope_label
+from web.kit.area import AreaView
+from web.kit.area_words import role_words, scope_label
+from web.kit.words import person_name
 from web.settings import Settings
-from web.views.words import person_name
 
 __all__ = (
     "EntryLine",

@@ -1,0 +1,1 @@
+"""The API agent runtimes call on every turn (`/agent/runs`, `/agent/threads`), by bearer token."""

@@ -1,0 +1,371 @@
+"""The API agent runtimes call on every turn: a run's digest, `remember`, and the conversation lifecycle.
+
+Authenticated by bearer service tokens (`ONFILE_AGENT_TOKENS`), never by a cookie; no CSRF, since
+no browser credential is accepted. The runtime asserts the actor it runs for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import msgspec
+from litestar import Response, Router, delete, post
+from litestar.di import NamedDependency
+from litestar.enums import ScopeType
+from litestar.exceptions import NotAuthorizedException, ValidationException
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example, SecurityScheme
+from litestar.params import Body, PathParameter
+from litestar.types import ASGIApp, ExceptionHandlersMap, Receive, Scope, Send
+
+from store import Actor
+from store.domain.codec import record_to_json
+from store.domain.identifiers import MAX_ID_CHARS, id_problem
+from store.persistence import RunPrunedError, RunsOnAnotherThreadError
+from store.runs import (
+    PersonInAnotherOrganisationError,
+    RecordedRun,
+    RememberCallMismatchError,
+    RunActorMismatchError,
+    RunNotStartedError,
+)
+from web.kit.api_errors import JSON_API_EXCEPTIONS, TOO_LARGE
+from web.kit.security import bearer_presented
+from web.kit.wire import (
+    DIGEST_EXAMPLE,
+    ID_RULE,
+    NOT_JSON,
+    AddressId,
+    DigestIn,
+    DigestOut,
+    EntryOut,
+    Id,
+    OriginOut,
+    OverrideOut,
+    ProblemOut,
+    RecordOut,
+    refusal,
+    require_plain_ids,
+)
+from web.services import Services
+
+__all__ = ("agent_router", "bearer_scheme")
+
+
+def _addressed(name: str, value: str) -> None:
+    """A run or thread id from the address, held to the same rule as one in a body."""
+    problem = id_problem(name, value, in_address=True)
+    if problem is not None:
+        raise ValidationException(detail=problem)
+
+
+PathId = Annotated[
+    str, PathParameter(min_length=1, max_length=MAX_ID_CHARS, description=f"{ID_RULE} No '/'; encode '?', '#', '%'.")
+]
+MEMORY_OFF = "Memory is switched off on this OnFile: no digest is resolved, nothing is written or journaled."
+
+
+class RememberIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    call_id: Id
+    key: str  # the model's, of any length: too long is an ok=false it can correct (the body's size is capped)
+    fact: str
+
+    def __post_init__(self) -> None:
+        require_plain_ids("callId", self.call_id)  # the key and the fact are the model's: refused as ok=false
+
+
+class RememberOut(msgspec.Struct, rename="camel", omit_defaults=True):
+    ok: bool
+    record: RecordOut | None = None
+    error: str | None = None
+
+
+class DroppedRunsIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    run_ids: Annotated[list[AddressId], msgspec.Meta(min_length=1, max_length=10_000)]
+
+    def __post_init__(self) -> None:
+        require_plain_ids("runIds", *self.run_ids, in_address=True)
+
+
+class ThreadOut(msgspec.Struct, rename="camel"):
+    thread_id: str
+    memories_kept: bool = True
+
+
+def bearer_middleware(app: ASGIApp) -> ASGIApp:
+    """Every agent call presents one of the configured tokens (several at once, for rotation),
+    compared in constant time against each of them; anything else is a 401 before the handler runs.
+
+    A middleware, not a guard: Litestar copies the route handler for every guard call, which costs a
+    replayed digest more than checking the token."""
+
+    async def checked(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == ScopeType.HTTP:
+            _check_bearer(scope)
+        await app(scope, receive, send)
+
+    return checked
+
+
+def _check_bearer(scope: Scope) -> None:
+    services: Services = scope["litestar_app"].state.services
+    if not bearer_presented(scope["headers"], services.settings.agent_token_list):
+        raise NotAuthorizedException(
+            detail="Agent calls need an Authorization: Bearer header with one of ONFILE_AGENT_TOKENS.",
+            headers={"WWW-Authenticate": 'Bearer realm="onfile-agent"'},
+        )
+
+
+def _recorded_out(run: RecordedRun) -> DigestOut:
+    """The recorded checkpoint in the API's shape, field for field what `digest_out` answers for it."""
+    digest = run.digest
+    entries = [
+        EntryOut(
+            id=e.id,
+            key=e.key,
+            text=e.text,
+            scope=e.scope,
+            pinned=e.pinned,
+            origin=OriginOut(o.author, o.thread_id, o.run_id, o.actor_ref, o.promoted_from),
+            updated_at=e.updated_at,
+            overrides=[OverrideOut(v.scope, v.text, v.author) for v in e.overrides],
+            record_pinned=e.record_pinned,
+        )
+        for e in digest.entries
+        for o in (e.origin,)
+    ]
+    return DigestOut(
+        memory="on",
+        scopes=list(digest.scopes),
+        entries=entries,
+        omitted=digest.omitted,
+        pinned_omitted=digest.pinned_omitted,
+        recalled=digest.recalled,
+        block=run.block,
+        writable=run.writable,
+        tools=_keys_sorted(run.tools),
+    )
+
+
+_sorted_encode = msgspec.json.Encoder(order="sorted").encode
+
+
+def _keys_sorted(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tools with their keys in one order whatever the storage did to them: PostgreSQL's jsonb
+    keeps keys in an order of its own, and a replay's answer must be byte-identical to the first."""
+    ordered: list[dict[str, Any]] = msgspec.json.decode(_sorted_encode(tools))
+    return ordered
+
+
+def _problem(error: Exception, status: int) -> Response[Any]:
+    """A refusal, in the documented `{"error"}` shape (kept apart from the 200 answer's schema, so
+    that `{"ok": false, "error"}` is one thing, not two)."""
+    return Response(ProblemOut(str(error)), status_code=status)
+
+
+AGENT_EXCEPTIONS: ExceptionHandlersMap = JSON_API_EXCEPTIONS
+
+
+_REFUSALS = {
+    400: refusal(
+        "The body or an id in the address is not valid; every problem is named",
+        "The request is not valid: actor.id contains an invisible or control character (U+202E); ids are plain "
+        "visible text.",
+    ),
+    401: refusal(
+        "No Authorization: Bearer header with one of ONFILE_AGENT_TOKENS",
+        "Agent calls need an Authorization: Bearer header with one of ONFILE_AGENT_TOKENS.",
+    ),
+    413: refusal("The body is larger than OnFile accepts", TOO_LARGE),
+}
+_CONFLICT = refusal(
+    "Another actor's run, or a person known in another organisation",
+    "u1 is known in organisation berlin, but this call names organisation hamburg: an agent call cannot move a "
+    "person between organisations, so nothing was resolved or written. Send the organisation OnFile knows; a "
+    "real move is made by the person signing in, or by an operator (onfile people move).",
+)
+_CALL_CONFLICT = refusal(
+    "No digest recorded for the run yet, or the callId was used with another key or fact",
+    "Call call_1 of run run_42 was already carried out with another key or fact; nothing was written. Give each "
+    "remember call its own callId.",
+)
+_GONE = refusal(
+    "The run's journal was deleted (its retention ended, or its person was erased): start a new run",
+    "Run run_42's journal was deleted (its retention ended, or the person it was for was erased): its memory can "
+    "no longer be replayed. Start a new run.",
+)
+_EXAMPLE_RECORD = {
+    "id": "mem_01HZX3",
+    "key": "units",
+    "text": "report distances in kilometres",
+    "scope": "actor:u1",
+    "pinned": False,
+    "origin": {"author": "agent", "threadId": "thr_41", "runId": "run_40", "actorRef": "u1", "promotedFrom": None},
+    "updatedAt": "2026-12-01T09:00:00+00:00",
+}
+_DIGEST_ANSWER = ResponseSpec(
+    DigestOut,
+    description="The run's memory: recorded on the first call, the same bytes on every later one",
+    examples=[
+        Example(
+            summary="A turn with one memory",
+            value={
+                "memory": "on",
+                "scopes": ["actor:u1", "tenant:berlin", "global"],
+                "entries": [{**_EXAMPLE_RECORD, "overrides": [], "recordPinned": False}],
+                "omitted": 0,
+                "pinnedOmitted": 0,
+                "recalled": True,
+                "block": "<memory>\n…\n- [actor:u1] units: report distances in kilometres\n</memory>",
+                "writable": True,
+                "tools": [{"name": "remember", "description": "…", "parameters": {"type": "object"}}],
+            },
+        )
+    ],
+)
+_REMEMBER_ANSWER = ResponseSpec(
+    RememberOut,
+    description="The call's outcome: the record written, or a mistake the model can act on",
+    examples=[
+        Example(summary="Written", value={"ok": True, "record": _EXAMPLE_RECORD}),
+        Example(
+            summary="A model's mistake",
+            value={"ok": False, "error": "The fact contains a line break. It must be a single line of plain text."},
+        ),
+    ],
+)
+_THREAD_ANSWER = ResponseSpec(
+    ThreadOut,
+    description="Done: memories are kept",
+    examples=[Example(value={"threadId": "thr_41", "memoriesKept": True})],
+)
+
+
+@post(
+    "/runs/{run_id:str}/digest",
+    summary="Resolve a run's memory (once)",
+    description=(
+        "The first call resolves the actor's scopes, chooses the memories (all of them when they fit under the "
+        "ceiling; otherwise ranked by the turn text's words and meaning), renders the block and records it all "
+        "as the run's memory:digest checkpoint, and registers the run with its thread. Every later call "
+        "for the run returns the recorded digest and the byte-identical block. A later call naming a different "
+        "actor is refused with 409, and so is a new run naming a person OnFile knows in another organisation "
+        "than `actor.tenantRef` says (nothing is resolved, journaled or changed: a person changes organisation "
+        "only by signing in, or by an operator's `onfile people move`)."
+    ),
+    status_code=200,
+    responses={200: _DIGEST_ANSWER, **_REFUSALS, 409: _CONFLICT, 410: _GONE, 415: NOT_JSON},
+)
+async def run_digest(
+    services: NamedDependency[Services],
+    run_id: PathId,
+    data: Annotated[DigestIn, Body(examples=[Example(summary="A turn", value=DIGEST_EXAMPLE)])],
+) -> Response[DigestOut]:
+    _addressed("runId", run_id)
+    if not services.settings.memory_enabled:
+        off = DigestOut("off", [], [], 0, 0, False, "", False, [])
+        return Response(off)
+    actor = Actor(id=data.actor.id, tenant_ref=data.actor.tenant_ref, roles=tuple(data.actor.roles))
+    try:
+        run = await services.runs.begin_recorded(run_id, actor=actor, thread_id=data.thread_id, text=data.text)
+    except (RunActorMismatchError, PersonInAnotherOrganisationError) as error:
+        return _problem(error, 409)
+    except RunPrunedError as error:
+        return _problem(error, 410)
+    return Response(_recorded_out(run))
+
+
+@post(
+    "/runs/{run_id:str}/remember",
+    summary="Carry out the model's remember call (once per callId)",
+    description=(
+        "Writes the fact at the run's actor's own scope, authorised against the run's recorded scopes. Executed "
+        "once per (runId, callId): a retry or a replay returns the recorded outcome and writes nothing. A model's "
+        "mistake (empty, too long, more than one line) is ok=false with an error the model can act on. A run "
+        "with no recorded digest is 409, and so is a callId already carried out with another key or fact."
+    ),
+    status_code=200,
+    responses={200: _REMEMBER_ANSWER, **_REFUSALS, 409: _CALL_CONFLICT, 410: _GONE, 415: NOT_JSON},
+)
+async def run_remember(
+    services: NamedDependency[Services],
+    run_id: PathId,
+    data: Annotated[
+        RememberIn,
+        Body(
+            examples=[
+                Example(value={"callId": "call_1", "key": "fiscal-year", "fact": "they report on the calendar year"})
+            ]
+        ),
+    ],
+) -> Response[RememberOut]:
+    _addressed("runId", run_id)
+    if not services.settings.memory_enabled:
+        return Response(RememberOut(ok=False, error=MEMORY_OFF))
+    try:
+        outcome = await services.runs.remember(run_id, call_id=data.call_id, key=data.key, fact=data.fact)
+    except (RunNotStartedError, RememberCallMismatchError) as error:
+        return _problem(error, 409)
+    except RunPrunedError as error:
+        return _problem(error, 410)
+    if outcome.record is None:
+        return Response(RememberOut(ok=False, error=outcome.error))
+    return Response(RememberOut(ok=True, record=msgspec.convert(record_to_json(outcome.record), RecordOut)))
+
+
+@delete(
+    "/threads/{thread_id:str}",
+    summary="A conversation was deleted",
+    description="Memories concluded in it are kept; their origins stop resolving and the dashboard marks them.",
+    status_code=200,
+    responses={200: _THREAD_ANSWER, **_REFUSALS},
+)
+async def thread_deleted(services: NamedDependency[Services], thread_id: PathId) -> ThreadOut:
+    _addressed("threadId", thread_id)
+    await services.registry.delete_thread(thread_id)
+    return ThreadOut(thread_id=thread_id)
+
+
+@post(
+    "/threads/{thread_id:str}/dropped-runs",
+    summary="Turns were dropped from a conversation's history",
+    description=(
+        "The history ceiling dropped these runs: memories are kept; their origins stop resolving. A run "
+        "registered on another thread is refused with 409, and then nothing in the call is marked."
+    ),
+    status_code=200,
+    responses={
+        200: _THREAD_ANSWER,
+        **_REFUSALS,
+        409: refusal(
+            "A named run belongs to another thread",
+            "Nothing was marked: these runs belong to another thread than thr_41, so they cannot have been dropped "
+            "from its history: run_7.",
+        ),
+        415: NOT_JSON,
+    },
+)
+async def runs_dropped(
+    services: NamedDependency[Services],
+    thread_id: PathId,
+    data: Annotated[DroppedRunsIn, Body(examples=[Example(value={"runIds": ["run_1", "run_2"]})])],
+) -> Response[ThreadOut]:
+    _addressed("threadId", thread_id)
+    try:
+        await services.registry.drop_runs(thread_id, data.run_ids)
+    except RunsOnAnotherThreadError as error:
+        return _problem(error, 409)
+    return Response(ThreadOut(thread_id=thread_id))
+
+
+bearer_scheme = SecurityScheme(type="http", scheme="bearer", description="One of ONFILE_AGENT_TOKENS.")
+
+agent_router = Router(
+    path="/agent",
+    route_handlers=[run_digest, run_remember, thread_deleted, runs_dropped],
+    middleware=[bearer_middleware],
+    security=[{"agentToken": []}],
+    tags=["agent runtime"],
+    exception_handlers=AGENT_EXCEPTIONS,
+)

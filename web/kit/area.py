@@ -1,0 +1,105 @@
+"""What every page of the elevated area shares (the shared facts, the audit trail, people, and support's
+prompt preview): its navigation, its layout's parts, and its refusal of someone who may not use a part.
+
+Who may use which part is `web.kit.identity.elevation`'s answer; this module only shows it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Literal
+
+from litestar.plugins.htmx import HTMXRequest
+from litestar.response import Template
+
+from web.kit.errors import ErrorView, current_page, error_answer
+from web.kit.identity.elevation import Elevation
+from web.kit.identity.sessions import Viewer
+
+__all__ = (
+    "NO_STORE",
+    "AreaView",
+    "NavItem",
+    "Section",
+    "area_view",
+    "forbidden",
+)
+
+Section = Literal["facts", "audit", "people", "preview"]
+# Administrative pages are never cached, and one URL answers a page or a fragment.
+NO_STORE = {"Cache-Control": "no-store", "Vary": "HX-Request, HX-Target"}
+
+
+@dataclass(frozen=True, slots=True)
+class NavItem:
+    section: Section
+    href: str
+    label: str
+    current: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AreaView:
+    """The layout's own parts: who is signed in, the CSRF token, and the sections they may use."""
+
+    viewer_name: str
+    csrf_token: str
+    nav: tuple[NavItem, ...]
+
+    @property
+    def hx_headers(self) -> str:
+        return json.dumps({"X-CSRF-Token": self.csrf_token})
+
+
+def area_view(viewer: Viewer, elevation: Elevation, current: Section | None) -> AreaView:
+    items: list[tuple[Section, str, str]] = []
+    if elevation.administers:
+        items += [
+            ("facts", "/admin", "Shared facts"),
+            ("audit", "/admin/audit", "Audit trail"),
+            ("people", "/admin/people", "People"),
+        ]
+    if elevation.may_preview:
+        items.append(("preview", "/support/preview", "Prompt preview"))
+    return AreaView(
+        viewer_name=viewer.name,
+        csrf_token=viewer.csrf_token,
+        nav=tuple(NavItem(section, href, label, section == current) for section, href, label in items),
+    )
+
+
+def forbidden(request: HTMXRequest, viewer: Viewer, elevation: Elevation, section: Section) -> Template:
+    """The 403 page for a part of the area the person may not use, saying why and what they may use;
+    for htmx (a role taken away while the page was open) the same reason as a notice."""
+    if elevation.roles_unconfirmed:
+        heading = "Your roles could not be confirmed"
+        reason = (
+            "OnFile asks your organisation's sign-in service every few minutes which roles you have. Just now "
+            "it could not confirm your roles, so nothing was shown or changed. Your own page still works; try "
+            "again in a few minutes, and if this goes on, sign out and sign in again."
+        )
+    elif section == "preview":
+        heading = "The prompt preview is for support staff"
+        reason = (
+            "Previewing exactly what the assistant is told about a person needs the support role. "
+            f"You are signed in as {viewer.actor.id}, who does not have it, so nothing was shown. If you should, "
+            "ask whoever manages your organisation's sign-in for the support role."
+        )
+    else:
+        heading = "This area is for administrators"
+        reason = (
+            "Shared facts are what everyone in an organisation is answered from, so only the people who "
+            f"administer a scope can see and change them. You are signed in as {viewer.actor.id}, who does "
+            "not administer any scope, so nothing was shown or changed. If you should, ask whoever manages "
+            "your organisation's sign-in for the administrator role."
+        )
+    if request.htmx and not request.htmx.history_restore_request:
+        view = ErrorView(403, heading, reason, current_page(request), "Reload the page", "reload")
+        return error_answer(request, view, NO_STORE)
+    return Template(
+        "kit/forbidden.html",
+        context={"area": area_view(viewer, elevation, None), "heading": heading, "reason": reason},
+        status_code=403,
+        headers=NO_STORE,
+    )

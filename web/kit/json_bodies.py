@@ -1,0 +1,121 @@
+"""Every JSON request body, held to its handler's type strictly before the handler is called.
+
+Litestar converts a body to the handler's type in msgspec's lax mode, which reads `"true"` and `1` as
+true and `"1"` as a number. OnFile's JSON clients are programs: a value of the wrong type is their
+mistake, to be named, not guessed at. So before any handler that takes a JSON body runs, the body is
+decoded with `msgspec.json.decode(body, type=<the handler's type>, strict=True)`, and a body that does
+not decode is refused (`RefusedBodyError`): 415 when it was not sent as JSON, otherwise 400 — empty,
+not JSON, a value of the wrong type, a field the type does not have or one it needs missing — naming
+the field by the path the client sent it under (`pinned`, `actor.roles[0]`). Litestar then converts
+the same bytes, which cannot come out any differently.
+
+It runs in the application's `before_request`, for every route whose `data` is JSON, so a new route
+is held to it without saying so (`tests/web/test_strict_bodies.py` finds the routes in the OpenAPI
+document). A refused body — that, or one too large to read on any route — is one warning line naming
+the route and why (`log_refused_body`), never a stack trace: nothing failed but the request.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import msgspec
+from litestar import Request
+from litestar.datastructures import State
+from litestar.enums import RequestEncodingType
+from litestar.exceptions import ClientException, HTTPException
+from litestar.handlers import BaseRouteHandler
+from litestar.params import BodyKwarg
+from litestar.status_codes import HTTP_413_REQUEST_ENTITY_TOO_LARGE, HTTP_415_UNSUPPORTED_MEDIA_TYPE
+from litestar.types import Scope
+
+from web.kit.api_errors import TOO_DEEP, problem_message
+
+__all__ = (
+    "NOT_JSON_TYPE",
+    "RefusedBodyError",
+    "decode_strictly",
+    "json_body_type",
+    "log_refused_body",
+    "refuse_unfit_body",
+)
+
+
+logger = logging.getLogger(__name__)
+
+NOT_JSON_TYPE = "The request body must be JSON, sent with Content-Type: application/json"
+_AT = re.compile(r"^(?P<message>.*?) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
+_PARAMETER_TYPE = re.compile(r":\w+}")
+_LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_MOST_SAID = 500  # characters of a reason a log line carries
+_FIELD = re.compile(r"^Object (?P<what>contains unknown|missing required) field `(?P<name>[^`]*)`$")
+
+
+class RefusedBodyError(ClientException):
+    """A request body refused before its handler ran; `web.kit.api_errors` answers it as `{"error"}`."""
+
+
+def json_body_type(handler: BaseRouteHandler) -> Any | None:
+    """The type `handler` takes its body as, when that body is JSON (the default); None for a handler
+    that takes no body or a form."""
+    data = handler.parsed_fn_signature.parameters.get("data")
+    if data is None:
+        return None
+    declared = data.kwarg_definition
+    media_type = declared.media_type if isinstance(declared, BodyKwarg) else RequestEncodingType.JSON
+    return data.annotation if media_type == RequestEncodingType.JSON else None
+
+
+async def refuse_unfit_body(request: Request[Any, Any, State]) -> None:
+    """Refuse the request's body unless it decodes strictly as the JSON its handler takes."""
+    body_type = json_body_type(request.route_handler)
+    if body_type is None:
+        return
+    media_type, _ = request.content_type
+    if media_type != RequestEncodingType.JSON:
+        sent = f"this one came as {media_type}" if media_type else "this one had no Content-Type"
+        raise RefusedBodyError(detail=f"{NOT_JSON_TYPE}; {sent}.", status_code=HTTP_415_UNSUPPORTED_MEDIA_TYPE)
+    decode_strictly(await request.body(), body_type)
+
+
+def decode_strictly(body: bytes, body_type: Any) -> Any:
+    """`body` as `body_type`, with no value converted from another type; `RefusedBodyError` naming the
+    problem otherwise."""
+    if not body:
+        raise RefusedBodyError(detail="The request is not valid: its body is empty; send a JSON object.")
+    try:
+        return msgspec.json.decode(body, type=body_type, strict=True)
+    except msgspec.ValidationError as error:
+        raise RefusedBodyError(detail=str(error), extra=[_problem(str(error))]) from None
+    except msgspec.DecodeError as error:
+        raise RefusedBodyError(detail=f"The request is not valid: its body is not JSON ({error}).") from None
+    except RecursionError:
+        raise RefusedBodyError(detail=TOO_DEEP) from None
+
+
+def _problem(said: str) -> dict[str, str]:
+    """msgspec's sentence as a problem naming its field by the path the client sent it under: a field
+    the type does not have or needs is named in the sentence, a value by its key."""
+    located = _AT.match(said)
+    message, path = (located["message"], located["path"].lstrip(".")) if located else (said, "")
+    field = _FIELD.match(message)
+    if field is None:
+        return {"message": message, "key": path}
+    name = f"{path}.{field['name']}" if path else field["name"]
+    what = "Unknown field" if field["what"] == "contains unknown" else "Missing required field"
+    return {"message": f"{what} `{name}`"}
+
+
+async def log_refused_body(error: Exception, scope: Scope) -> None:
+    """An `after_exception` hook: one warning line for a body refused here or too large to read,
+    naming the route as written (`/agent/runs/{run_id}/remember`) and why. Async: Litestar would run a
+    plain function in a thread."""
+    if not isinstance(error, HTTPException):
+        return
+    if isinstance(error, RefusedBodyError) or error.status_code == HTTP_413_REQUEST_ENTITY_TOO_LARGE:
+        route = _PARAMETER_TYPE.sub("}", scope.get("path_template") or scope["path"])
+        # The reason may quote the client (an unknown field's name): escaped and cut short, it stays one line.
+        why = _LINE_BREAKING.sub(lambda found: ascii(found[0])[1:-1], problem_message(error)[:_MOST_SAID])
+        logger.warning("refused the body of %s %s: %s", scope.get("method"), route, why)

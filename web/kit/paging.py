@@ -1,0 +1,34 @@
+"""What a listed view is asked for: its page number, and the query of the view a form came back from."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+from litestar.plugins.htmx import HTMXRequest
+
+from web.kit.security import safe_next_path
+
+__all__ = ("MAX_PAGE", "back_params", "page_number")
+
+MAX_PAGE = 1_000_000
+
+
+def page_number(raw: str | None) -> int:
+    """A `page=` query value as a page number: ASCII digits only ("²" is a digit to Python, and `int`
+    refuses it), at least 1, at most `MAX_PAGE` however many digits were sent; anything else is page 1."""
+    if not raw or not raw.isascii() or not raw.isdigit():
+        return 1
+    return MAX_PAGE if len(raw) > len(str(MAX_PAGE)) else max(1, min(int(raw), MAX_PAGE))
+
+
+def back_params(request: HTMXRequest, back: str, path: str) -> dict[str, str]:
+    """The query of the view a form came from: for htmx the address the browser shows, otherwise the
+    form's `back` field. Only a local address on `path` is read; anything else reads as no query."""
+    current = request.htmx.current_url if request.htmx else None
+    if current:
+        parts = urlsplit(current)
+        back = f"{parts.path}?{parts.query}" if parts.query else parts.path
+    parts = urlsplit(safe_next_path(back))
+    if parts.path != path:
+        return {}
+    return {name: values[0] for name, values in parse_qs(parts.query).items()}

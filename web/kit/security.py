@@ -1,0 +1,132 @@
+"""CSRF on every unsafe request from a browser, and the security headers on every response."""
+
+from __future__ import annotations
+
+import hmac
+import re
+from collections.abc import Iterable, Sequence
+from urllib.parse import urlsplit
+
+from litestar import Request
+from litestar.datastructures import State
+from litestar.exceptions import ValidationException
+from litestar.types import BeforeMessageSendHookHandler, Message, Scope
+
+from web.kit.identity.sessions import SESSION_COOKIE, csrf_token
+from web.settings import Settings
+
+__all__ = (
+    "CONTROL_IN_ADDRESS",
+    "CSRF_FIELD",
+    "CSRF_HEADER",
+    "bearer_presented",
+    "content_security_policy",
+    "csrf_refused",
+    "refuse_control_characters",
+    "safe_next_path",
+    "security_headers",
+    "security_headers_hook",
+)
+
+CSRF_HEADER = "x-csrf-token"
+CSRF_FIELD = "csrf_token"
+_UNSAFE = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+_CONTROL = re.compile("[\x00-\x1f\x7f]")
+CONTROL_IN_ADDRESS = (
+    "The address contains a control character (such as %00 or a line break); no id or name OnFile stores contains one."
+)
+# Routes an agent runtime calls with a bearer token: no cookie is accepted there, so no CSRF either.
+_BEARER_PREFIXES = ("/agent/runs/", "/agent/threads/")
+
+
+def content_security_policy(settings: Settings) -> str:
+    """No inline script anywhere. Forms may post here and, for logout, lead on to the identity provider."""
+    issuer = urlsplit(settings.oidc_issuer)
+    provider = f" {issuer.scheme}://{issuer.netloc}" if issuer.netloc else ""
+    return (
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        f"connect-src 'self'; form-action 'self'{provider}; frame-ancestors 'none'; base-uri 'none'; object-src 'none'"
+    )
+
+
+def security_headers(settings: Settings) -> dict[str, str]:
+    headers = {
+        "Content-Security-Policy": content_security_policy(settings),
+        "X-Content-Type-Options": "nosniff",
+        "X-Frame-Options": "DENY",
+        "Referrer-Policy": "same-origin",
+        "Cross-Origin-Opener-Policy": "same-origin",
+        "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+    }
+    if settings.secure_cookies:
+        headers["Strict-Transport-Security"] = "max-age=31536000"
+    return headers
+
+
+async def csrf_refused(request: Request[object, object, State], settings: Settings) -> bool:
+    """Whether an unsafe request from a session lacks its token (`web.kit.errors.csrf_refusal` answers it).
+
+    The token comes from the `X-CSRF-Token` header (htmx sets it from `<body hx-headers>`) or the
+    `csrf_token` field of a plain form. A request carrying no session cookie has no session to abuse:
+    its handler answers that a login is needed.
+    """
+    if request.method not in _UNSAFE or request.url.path.startswith(_BEARER_PREFIXES):
+        return False
+    session_id = request.cookies.get(SESSION_COOKIE)
+    if not session_id:
+        return False
+    presented = request.headers.get(CSRF_HEADER)
+    if presented is None and request.headers.get("content-type", "").startswith(
+        ("application/x-www-form-urlencoded", "multipart/form-data")
+    ):
+        presented = (await request.form()).get(CSRF_FIELD)
+    expected = csrf_token(settings.secret_key, session_id)
+    return not (isinstance(presented, str) and hmac.compare_digest(presented, expected))
+
+
+def bearer_presented(headers: Iterable[tuple[bytes, bytes]], tokens: Sequence[str]) -> bool:
+    """Whether the raw request `headers` carry `Authorization: Bearer <one of tokens>`, compared in
+    constant time against each of them (several at once, for rotation)."""
+    header = next((value for name, value in headers if name == b"authorization"), b"")
+    scheme, _space, presented = header.decode("latin-1").partition(" ")
+    matched = False
+    for token in tokens:
+        matched |= hmac.compare_digest(presented.strip().encode(), token.encode())
+    return scheme.lower() == "bearer" and bool(presented) and matched
+
+
+def refuse_control_characters(request: Request[object, object, State]) -> None:
+    """An address whose path decodes to a control character names nothing OnFile stores — and
+    PostgreSQL cannot even compare a NUL — so it is refused as invalid input before any handler
+    looks it up (a 400, in the shape the route answers invalid input with)."""
+    if _CONTROL.search(request.url.path):
+        raise ValidationException(detail=CONTROL_IN_ADDRESS)
+
+
+def safe_next_path(candidate: str | None) -> str:
+    """A return address that stays on this site: a local path, never another host."""
+    if not candidate or not candidate.startswith("/") or candidate.startswith(("//", "/\\")):
+        return "/"
+    parts = urlsplit(candidate)
+    if parts.scheme or parts.netloc or "\\" in candidate or any(ord(ch) < 32 for ch in candidate):
+        return "/"
+    return candidate
+
+
+def security_headers_hook(headers: dict[str, str]) -> BeforeMessageSendHookHandler:
+    """A `before_send` hook that adds `headers` to the start of every HTTP response the application
+    sends, where a response does not set them itself.
+
+    Application-level, not a middleware: Litestar runs middleware only for a request that matched a
+    route, so an unknown address (404) or a method the address does not take (405) would be answered
+    without them. `before_send` wraps the application's own `send`, which every answer goes through —
+    those, failures, refusals and static files alike."""
+    extra = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
+
+    async def add_headers(message: Message, _: Scope) -> None:  # async: Litestar runs a sync hook in a thread
+        if message["type"] == "http.response.start":
+            sent = message.get("headers", [])
+            present = {name.lower() for name, _ in sent}
+            message["headers"] = [*sent, *(header for header in extra if header[0] not in present)]
+
+    return add_headers

@@ -1,0 +1,62 @@
+"""The JSON endpoints a dashboard session calls (the elevated area's and the prompt preview's): how they
+are authenticated, and the shapes of their refusals.
+
+Authenticated by the dashboard session, with the `X-CSRF-Token` header on every call; every refusal
+is `{"error"}` — a body that does not parse or match its schema, one too large, a missing session.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from litestar import Request, Response
+from litestar.datastructures import State
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example, SecurityScheme
+from litestar.types import ExceptionHandlersMap
+
+from web.kit.api_errors import JSON_API_EXCEPTIONS
+from web.kit.errors import LoginRequiredError
+from web.kit.wire import ProblemOut
+
+__all__ = (
+    "API_EXCEPTIONS",
+    "INVALID",
+    "NO_SESSION",
+    "SESSION_SECURITY",
+    "api_login_required",
+    "csrf_scheme",
+    "session_scheme",
+)
+
+session_scheme = SecurityScheme(
+    type="apiKey", name="onfile_session", security_scheme_in="cookie", description="The dashboard session, from login."
+)
+csrf_scheme = SecurityScheme(
+    type="apiKey",
+    name="X-CSRF-Token",
+    security_scheme_in="header",
+    description="The session's CSRF token (the dashboard's pages carry it); needed on every unsafe call.",
+)
+SESSION_SECURITY: list[dict[str, list[str]]] = [{"dashboardSession": [], "csrfToken": []}]
+
+
+def api_login_required(_: Request[Any, Any, State], __: LoginRequiredError) -> Response[ProblemOut]:
+    return Response(ProblemOut("Log in to the dashboard first."), status_code=401)
+
+
+API_EXCEPTIONS: ExceptionHandlersMap = {LoginRequiredError: api_login_required, **JSON_API_EXCEPTIONS}
+"""Every refusal in the endpoints' one shape, `{"error"}`: a body that does not parse or match its
+schema, one too large, a missing session."""
+
+
+NO_SESSION = ResponseSpec(
+    ProblemOut,
+    description="No dashboard session",
+    examples=[Example(value={"error": "Log in to the dashboard first."})],
+)
+INVALID = ResponseSpec(
+    ProblemOut,
+    description="Invalid input: empty, too long, not one line, or a body that does not parse",
+    examples=[Example(value={"error": "The fact contains a line break. It must be a single line of plain text."})],
+)

@@ -1,0 +1,163 @@
+"""The JSON shapes more than one audience answers with or takes: a refusal (`ProblemOut`), a memory
+record (`RecordOut`), a digest (`DigestIn` in, `DigestOut` out), and the rule every id in them is held to.
+
+The agent API answers a turn's digest in these shapes, the support preview answers its preview in the
+same shape (byte-identical block), and the elevated area's JSON endpoints answer records as they do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+import msgspec
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example
+
+from store import MemoryDigest
+from store.domain.codec import digest_to_json
+from store.domain.identifiers import MAX_ID_CHARS, id_problem
+from web.kit.json_bodies import NOT_JSON_TYPE
+
+__all__ = (
+    "DIGEST_EXAMPLE",
+    "ID_RULE",
+    "NOT_JSON",
+    "ActorIn",
+    "AddressId",
+    "DigestIn",
+    "DigestOut",
+    "EntryOut",
+    "Id",
+    "OriginOut",
+    "OverrideOut",
+    "ProblemOut",
+    "RecordOut",
+    "digest_out",
+    "record_out",
+    "refusal",
+    "require_plain_ids",
+)
+
+ID_RULE = (
+    "1–200 characters of plain visible text: no control, invisible or text-direction character, no space at "
+    "either end, no U+FFFD."
+)
+Id = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_ID_CHARS, description=ID_RULE)]
+AddressId = Annotated[
+    str, msgspec.Meta(min_length=1, max_length=MAX_ID_CHARS, description=f"{ID_RULE} No '/': it goes into addresses.")
+]
+
+
+def require_plain_ids(name: str, *values: str | None, in_address: bool = False) -> None:
+    """Ids are plain visible text (`store.domain.identifiers`): a control character (a NUL above all,
+    which PostgreSQL cannot even compare), an invisible one or a text-direction control names nothing
+    OnFile should store or show. Raised here, it is a 400 naming the field."""
+    for value in values:
+        problem = None if value is None else id_problem(name, value, in_address=in_address)
+        if problem is not None:
+            raise ValueError(problem)
+
+
+class ActorIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    id: Id
+    tenant_ref: Id | None = None
+    roles: Annotated[list[Id], msgspec.Meta(max_length=50)] = msgspec.field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        require_plain_ids("actor.id", self.id)
+        require_plain_ids("actor.tenantRef", self.tenant_ref)
+        require_plain_ids("actor.roles", *self.roles)
+
+
+class DigestIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
+    actor: ActorIn
+    thread_id: AddressId | None = None
+    text: Annotated[str, msgspec.Meta(max_length=100_000)] = ""
+
+    def __post_init__(self) -> None:
+        require_plain_ids("threadId", self.thread_id, in_address=True)
+
+
+class OverrideOut(msgspec.Struct, rename="camel"):
+    scope: str
+    text: str
+    author: Literal["human", "agent"]
+
+
+class OriginOut(msgspec.Struct, rename="camel"):
+    author: Literal["human", "agent"]
+    thread_id: str | None
+    run_id: str | None
+    actor_ref: str | None
+    promoted_from: str | None = None
+
+
+class RecordOut(msgspec.Struct, rename="camel"):
+    id: str
+    key: str
+    text: str
+    scope: str
+    pinned: bool
+    origin: OriginOut
+    updated_at: str
+
+
+class EntryOut(RecordOut):
+    overrides: list[OverrideOut]
+    record_pinned: bool
+    """The record's own pin; `pinned` is the entry's (true when any record of the key is pinned)."""
+
+
+class DigestOut(msgspec.Struct, rename="camel"):
+    memory: Literal["on", "off"]
+    scopes: list[str]
+    entries: list[EntryOut]
+    omitted: int
+    pinned_omitted: int
+    recalled: bool
+    block: str
+    writable: bool
+    tools: list[dict[str, Any]]
+
+
+class ProblemOut(msgspec.Struct):
+    error: str
+
+
+def record_out(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: data[k] for k in ("id", "key", "text", "scope", "pinned", "origin", "updatedAt")}
+
+
+def digest_out(digest: MemoryDigest, *, block: str, writable: bool, tools: Sequence[dict[str, Any]]) -> DigestOut:
+    """A digest and its block as the API answers them; the support preview answers in the same shape."""
+    payload = digest_to_json(digest)
+    entries = [
+        msgspec.convert({**record_out(e), "overrides": e["overrides"], "recordPinned": e["recordPinned"]}, EntryOut)
+        for e in payload["entries"]
+    ]
+    return DigestOut(
+        memory="on",
+        scopes=payload["scopes"],
+        entries=entries,
+        omitted=payload["omitted"],
+        pinned_omitted=payload["pinnedOmitted"],
+        recalled=payload["recalled"],
+        block=block,
+        writable=writable,
+        tools=list(tools),
+    )
+
+
+def refusal(description: str, example: str) -> ResponseSpec:
+    return ResponseSpec(ProblemOut, description=description, examples=[Example(value={"error": example})])
+
+
+NOT_JSON = refusal("The body was not sent as JSON", f"{NOT_JSON_TYPE}; this one came as text/plain.")
+"""415, for every route that takes a JSON body."""
+
+DIGEST_EXAMPLE = {
+    "actor": {"id": "u1", "tenantRef": "berlin", "roles": ["staff"]},
+    "threadId": "thr_42",
+    "text": "How far is the Spandau depot from Potsdam?",
+}

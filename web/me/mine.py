@@ -1,0 +1,166 @@
+"""A person's own data as a whole: download everything on file about them, and forget all of their own.
+
+The download is the same set the page shows (and `GET /agent/memories` returns): every memory that
+applies to them, with origins and the wider values each one overrides. Forget-all removes what is
+held at their own scope only; what their organisation or everyone holds stays, and the confirmation
+says so before anything goes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Annotated
+from urllib.parse import urlencode
+
+import msgspec
+from litestar import Response, get, post
+from litestar.di import NamedDependency
+from litestar.enums import RequestEncodingType
+from litestar.params import Body, QueryParameter
+from litestar.response import Redirect, Template
+
+from store import ScopeContext, forget_all_memories, own_scope
+from web.kit.identity.sessions import Viewer
+from web.kit.spreadsheets import CSV_MEDIA_TYPE, for_spreadsheets, neutralise_cell
+from web.me.readback import MemoryEntryOut, read_back
+from web.me.undo import forget_all_receipt, read_forget_all_receipt
+from web.services import Services
+
+__all__ = ("confirm_forget_all", "entries_csv", "export_csv", "export_json", "forget_all", "forget_all_done")
+
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+def _attachment(viewer: Viewer, extension: str) -> str:
+    day = datetime.now(UTC).strftime("%Y-%m-%d")
+    return f'attachment; filename="onfile-{viewer.actor.id}-{day}.{extension}"'
+
+
+@get("/memories/export.json", name="export_json", include_in_schema=False)
+async def export_json(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Response[bytes]:
+    entries = await read_back(services, viewer, None)
+    body = msgspec.json.encode(entries)
+    headers = {**NO_STORE, "Content-Disposition": _attachment(viewer, "json")}
+    return Response(body, media_type="application/json", headers=headers)
+
+
+CSV_COLUMNS = (
+    "id",
+    "key",
+    "fact",
+    "scope",
+    "pinned",
+    "author",
+    "updated_at",
+    "origin_thread_id",
+    "origin_run_id",
+    "origin_resolves",
+    "promoted_from",
+    "overrides",
+)
+
+
+def entries_csv(entries: list[MemoryEntryOut]) -> str:
+    """One row per entry; the wider values it overrides as a JSON list in one cell; every cell made
+    safe from spreadsheet formulas."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(CSV_COLUMNS)
+    for e in entries:
+        overrides = [{"scope": o.scope, "text": o.text, "author": o.author} for o in e.overrides]
+        row = [
+            e.id,
+            e.key,
+            e.text,
+            e.scope,
+            "yes" if e.pinned else "no",
+            e.origin.author,
+            e.updated_at,
+            e.origin.thread_id or "",
+            e.origin.run_id or "",
+            "yes" if e.origin.resolves else "no",
+            e.origin.promoted_from or "",
+            json.dumps(overrides, ensure_ascii=False) if overrides else "",
+        ]
+        writer.writerow([neutralise_cell(str(cell)) for cell in row])
+    return out.getvalue()
+
+
+@get("/memories/export.csv", name="export_csv", include_in_schema=False)
+async def export_csv(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Response[str]:
+    entries = await read_back(services, viewer, None)
+    headers = {**NO_STORE, "Content-Disposition": _attachment(viewer, "csv")}
+    return Response(for_spreadsheets(entries_csv(entries)), media_type=CSV_MEDIA_TYPE, headers=headers)
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetAllView:
+    """What forgetting all of one's own would remove, and what would stay."""
+
+    name: str
+    csrf_token: str
+    own: int
+    shared: int
+    retention_hours: int
+
+
+@get("/memories/forget-all", name="confirm_forget_all", include_in_schema=False)
+async def confirm_forget_all(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Template:
+    entries = await read_back(services, viewer, None)
+    own = own_scope(viewer.actor)
+    view = ForgetAllView(
+        name=viewer.name,
+        csrf_token=viewer.csrf_token,
+        own=sum(1 for e in entries if e.scope == own),
+        # what stays: wider entries, and the wider values own entries override (those will show)
+        shared=sum(1 for e in entries if e.scope != own) + sum(len(e.overrides) for e in entries),
+        retention_hours=services.settings.journal_retention_hours,
+    )
+    return Template("me/forget_all.html", context={"page": view}, headers=NO_STORE)
+
+
+class ForgetAllForm(msgspec.Struct):
+    csrf_token: str = ""
+
+
+@post("/memories/forget-all", name="forget_all", status_code=303, include_in_schema=False)
+async def forget_all(
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    data: Annotated[ForgetAllForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
+) -> Redirect:
+    """Everything at the person's own scope goes at once; the page says how many, from a receipt
+    sealed for this session (a count in the address alone could say anything)."""
+    gone = await forget_all_memories(services.memory, ScopeContext(actor=viewer.actor))
+    receipt = forget_all_receipt(services, viewer, gone, datetime.now(UTC))
+    return Redirect(f"/memories/forget-all/done?{urlencode({'receipt': receipt})}", status_code=303, headers=NO_STORE)
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetAllDoneView:
+    """What a forget-all deleted; `count` is None when this page was opened without a valid receipt
+    (directly, from another session, or long after), so it claims nothing."""
+
+    viewer_name: str
+    csrf_token: str
+    count: int | None
+    retention_hours: int
+
+
+@get("/memories/forget-all/done", name="forget_all_done", include_in_schema=False)
+async def forget_all_done(
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    receipt: Annotated[str, QueryParameter(name="receipt", max_length=1000)] = "",
+) -> Template:
+    view = ForgetAllDoneView(
+        viewer_name=viewer.name,
+        csrf_token=viewer.csrf_token,
+        count=read_forget_all_receipt(services, viewer, receipt, datetime.now(UTC)),
+        retention_hours=services.settings.journal_retention_hours,
+    )
+    return Template("me/forget_all_done.html", context={"page": view}, headers=NO_STORE)

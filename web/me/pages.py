@@ -1,0 +1,420 @@
+"""'What's on file about you' (`/`): the page, forgetting from it, and undoing a forget.
+
+Every handler works as a plain form or link first; with htmx the same URL answers a fragment:
+
+- `GET /` renders the page; an htmx request answers the part it targets (`#on-file` for the
+  filter, a group's `.more` item for "show more"). A history-restore request gets the whole page.
+  With `match=related` the store ranks the memories for the text (`related_keys`), as it ranks a
+  turn's, and the page shows the closest `RELATED_LIMIT` in that order.
+- `POST /memories/{id}/forget` redirects back with a notice (303), or for htmx answers the row's
+  replacement — nothing, so it goes — plus the counts and the notice out of band. When forgetting
+  revealed a wider value (or emptied the group), or the list is a related search (whose closest few
+  now take in the next one), the whole list is re-rendered instead.
+- `POST /memories/undo` writes a forgotten memory back (see `web.me.undo`).
+- `GET /memories/{id}/promote?scope=` asks first, saying who will be told the entry: a page of its
+  own, or for htmx the entry's replacement (`GET /memories/{id}`, the entry's own row, puts it back).
+- `POST /memories/{id}/promote` then republishes one of the person's own entries at a wider scope they
+  administer (`Administration.promote`): offered only to people who administer one. The whole list is
+  answered again for htmx, since the entry now shows the published value beneath it.
+
+Refusals: 403 for a memory held at a wider scope, 404 for anything the person cannot see, 409 or
+410 for an undo that cannot happen. Whether something may be forgotten is decided in `store`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Annotated, NamedTuple
+from urllib.parse import parse_qs, urlsplit
+
+from litestar import MediaType, Response, get, post
+from litestar.di import NamedDependency
+from litestar.enums import RequestEncodingType
+from litestar.params import Body, FromPath, QueryParameter
+from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
+from litestar.response import Redirect, Template
+
+from store import DigestEntry, ForgetOutcome, ScopeContext, forget_memory, own_scope
+from store.memory import related_keys
+from web.kit.identity.elevation import ROLES_UNCONFIRMED, elevation_of
+from web.kit.identity.sessions import Viewer
+from web.kit.security import safe_next_path
+from web.kit.words import scope_words
+from web.me.listing import RELATED_LIMIT, MemoryQuery, select_entries
+from web.me.on_file import OnFile, on_file, resolving_origins
+from web.me.undo import (
+    NOTICE_COOKIE,
+    RestoreOutcome,
+    clear_notice_cookie,
+    notice_cookie,
+    read_notice,
+    restore_forgotten,
+    undo_token,
+)
+from web.me.views import (
+    EntryView,
+    MemoriesPage,
+    NoticeView,
+    ProblemView,
+    PromotionConfirmView,
+    RowPage,
+    entry_view,
+    memories_page,
+    stated_by,
+)
+from web.services import Services
+
+__all__ = (
+    "ReturnForm",
+    "confirm_promotion",
+    "forget_on_page",
+    "memories",
+    "memory_row",
+    "promote_on_page",
+    "undo_forget",
+)
+
+_GONE = "It may already have been forgotten."
+# A person's own page: never cached, and the same URL answers a page or a fragment.
+_HEADERS = {"Cache-Control": "no-store", "Vary": "HX-Request, HX-Target"}
+
+
+@dataclass(frozen=True, slots=True)
+class ReturnForm:
+    """The fields the page's forms post: where to come back to and, for an undo, its token."""
+
+    back: str = "/"
+    token: str = ""
+    csrf_token: str = ""
+    scope: str = ""
+    """For a promotion: the scope to publish at."""
+
+
+Form = Annotated[ReturnForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
+
+
+@get("/", name="memories", include_in_schema=False)
+async def memories(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    q: Annotated[str | None, QueryParameter(name="q", description="Text to find in keys and facts.")] = None,
+    match: Annotated[str | None, QueryParameter(name="match", description="words (default) or related.")] = None,
+    group: Annotated[str | None, QueryParameter(name="group", description="Only this group.")] = None,
+    author: Annotated[str | None, QueryParameter(name="author", description="you, assistant or administrator.")] = None,
+    page: Annotated[str | None, QueryParameter(name="page", description="The group's page, from 1.")] = None,
+    after: Annotated[str | None, QueryParameter(name="after", description="Show more after this entry.")] = None,
+) -> Template | Response[str]:
+    query = MemoryQuery.parse(text=q, group=group, author=author, page=page, after=after, match=match)
+    target = request.htmx.target if request.htmx and not request.htmx.history_restore_request else None
+    now = _now()
+    notice = None if target else read_notice(services, viewer, request.cookies.get(NOTICE_COOKIE), now)
+    view = await _page(services, viewer, await on_file(services, viewer.actor), query, now, notice)
+    if target is None:
+        cookies = [clear_notice_cookie()] if NOTICE_COOKIE in request.cookies else []
+        return Template("me/index.html", context={"page": view}, headers=_HEADERS, cookies=cookies)
+    if target.startswith("more-"):
+        chunk = next((g for g in view.groups if f"more-{g.slug}" == target), None)
+        if chunk is None:  # a group that is gone answers nothing, so its "show more" goes
+            return Response(content="", media_type=MediaType.HTML, headers=_HEADERS)
+        context = {"page": view, "group": chunk, "focus_first": True}
+        return Template("me/_entries.html", context=context, headers=_HEADERS)
+    return Template("me/_results.html", context={"page": view}, headers=_HEADERS)
+
+
+@post("/memories/{memory_id:str}/forget", name="forget_on_page", status_code=200, include_in_schema=False)
+async def forget_on_page(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: FromPath[str],
+    data: Form,
+) -> Template | Redirect:
+    query, now = _back(request, data.back), _now()
+    before = await on_file(services, viewer.actor)
+    outcome = await forget_memory(services.memory, ScopeContext(actor=viewer.actor), memory_id)
+    entry = next((e for e in before.entries if e.record.id == memory_id), None)
+    if outcome.status != "forgotten" or entry is None:
+        problem = _forget_problem(outcome, entry, viewer)
+        if problem.status == 404:
+            # `before` is the list now, unless the memory went between reading it and forgetting
+            return await _gone(request, services, viewer, query, problem, before if entry is None else None)
+        return _problem(request, viewer, query, problem)
+    notice = NoticeView(
+        kind="forgotten",
+        message=f"Forgotten: “{entry.key}”.",
+        detail=" ".join(part for part in (_revealed(entry, viewer), _in_flight(services)) if part),
+        undo_token=undo_token(services, viewer, entry, now),
+    )
+    if not request.htmx:
+        return Redirect(query.href(), status_code=303, cookies=[notice_cookie(services, viewer, notice, now)])
+    after = OnFile(before.scopes, tuple(e for e in before.entries if e is not entry))
+    if entry.overrides:
+        after = await on_file(services, viewer.actor)
+    view = await _page(services, viewer, after, query, now, notice)
+    if entry.overrides or query.related or not any(g.entries for g in view.groups if g.slug == "you"):
+        return HTMXTemplate(
+            template_name="me/_changed.html",
+            context={"page": view},
+            re_target="#on-file",
+            re_swap="outerHTML",
+            headers=_HEADERS,
+        )
+    return Template("me/_forgotten.html", context={"page": view}, headers=_HEADERS)
+
+
+@post("/memories/undo", name="undo_forget", status_code=200, include_in_schema=False)
+async def undo_forget(
+    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], data: Form
+) -> Template | Redirect:
+    query, now = _back(request, data.back), _now()
+    outcome = await restore_forgotten(services, viewer, data.token, now)
+    if outcome.status != "restored":
+        return _problem(request, viewer, query, _undo_problem(outcome))
+    notice = NoticeView(kind="restored", message=f"“{outcome.key}” is back on file.")
+    if not request.htmx:
+        return Redirect(query.href(), status_code=303, cookies=[notice_cookie(services, viewer, notice, now)])
+    found = await on_file(services, viewer.actor)
+    view = await _page(services, viewer, found, query, now, notice)
+    own = own_scope(viewer.actor)
+    restored = next((e.record.id for e in found.entries if e.key == outcome.key and e.scope == own), "")
+    # The focus goes to the restored entry, or to the notice when the entry is not on this page.
+    shown = any(e.id == restored for g in view.groups for e in g.entries)
+    context = {"page": view, "focus_entry": restored, "focus_notice": not shown}
+    return Template("me/_changed.html", context=context, headers=_HEADERS)
+
+
+@get("/memories/{memory_id:str}", name="memory_row", include_in_schema=False)
+async def memory_row(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: FromPath[str],
+    back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
+) -> Template | Redirect:
+    """One entry: its row for htmx (the way back from an in-place step); a browser goes to it on the page."""
+    query = _back(request, back)
+    found = await on_file(services, viewer.actor)
+    entry = next((e for e in found.entries if e.record.id == memory_id), None)
+    if entry is None:
+        return await _gone(
+            request, services, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE), found
+        )
+    if not request.htmx:
+        return Redirect(f"{query.href()}#entry-{memory_id}", status_code=303)
+    row = await _row(services, viewer, found, entry, query)
+    page = RowPage(csrf_token=viewer.csrf_token, back=query.href())
+    return Template("me/_entry.html", context={"page": page, "entry": row}, headers=_HEADERS)
+
+
+@get("/memories/{memory_id:str}/promote", name="confirm_promotion", include_in_schema=False)
+async def confirm_promotion(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: FromPath[str],
+    at: Annotated[str, QueryParameter(name="scope", description="The scope to publish at.")] = "",
+    back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
+) -> Template:
+    """Publishing asks first, in plain words: who will be told it, and what stays."""
+    query = _back(request, back)
+    found = await on_file(services, viewer.actor)
+    own = own_scope(viewer.actor)
+    entry = next((e for e in found.entries if e.record.id == memory_id and e.scope == own), None)
+    if entry is None:
+        return await _gone(
+            request, services, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE), found
+        )
+    if at not in await _promotion_targets(services, viewer):
+        reason = (
+            "You can publish your own notes only for people whose shared facts you administer."
+            if viewer.roles_confirmed
+            else ROLES_UNCONFIRMED
+        )
+        return _problem(request, viewer, query, _Problem(403, "That can't be published there", reason))
+    confirm = PromotionConfirmView(
+        entry=await _row(services, viewer, found, entry, query),
+        scope=at,
+        audience=scope_words(at, viewer.actor).held_for,
+        back=query.href(),
+        viewer_name=viewer.name,
+        csrf_token=viewer.csrf_token,
+    )
+    name = "me/_confirm_promote.html" if request.htmx else "me/confirm_promote.html"
+    return Template(name, context={"confirm": confirm}, headers=_HEADERS)
+
+
+@post("/memories/{memory_id:str}/promote", name="promote_on_page", status_code=200, include_in_schema=False)
+async def promote_on_page(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: FromPath[str],
+    data: Form,
+) -> Template | Redirect:
+    query, now = _back(request, data.back), _now()
+    if not viewer.roles_confirmed:
+        return _problem(request, viewer, query, _Problem(403, "That can't be published", ROLES_UNCONFIRMED))
+    outcome = await services.admin.promote(viewer.actor, memory_id, scope=data.scope)
+    if not outcome.ok or outcome.record is None:
+        if outcome.status in ("refused", "invalid"):  # not allowed there, or not a note any write may store
+            status = 403 if outcome.status == "refused" else 400
+            problem = _Problem(status, "That can't be published", "Publishing it there was refused.", outcome.reason)
+            return _problem(request, viewer, query, problem)
+        problem = _Problem(404, "That memory isn't on file for you", outcome.reason)
+        return await _gone(request, services, viewer, query, problem)
+    audience = scope_words(outcome.record.scope, viewer.actor).held_for
+    notice = NoticeView(
+        kind="published",
+        message=f"Published “{outcome.record.key}” for {audience}.",
+        detail="Your own note stays and still applies to you; beneath it, your entry says theirs is the same.",
+    )
+    if not request.htmx:
+        return Redirect(query.href(), status_code=303, cookies=[notice_cookie(services, viewer, notice, now)])
+    view = await _page(services, viewer, await on_file(services, viewer.actor), query, now, notice)
+    return HTMXTemplate(
+        template_name="me/_changed.html",
+        context={"page": view},
+        re_target="#on-file",
+        re_swap="outerHTML",
+        headers=_HEADERS,
+    )
+
+
+async def _page(
+    services: Services, viewer: Viewer, found: OnFile, query: MemoryQuery, now: datetime, notice: NoticeView | None
+) -> MemoriesPage:
+    """Select what to show (for a related search, the store's ranking picks and orders it), ask the
+    registry about those entries' origins only, and word it."""
+    ctx = ScopeContext(actor=viewer.actor)
+    related = await related_keys(services.memory, ctx, query.text, RELATED_LIMIT) if query.related else ()
+    selection = select_entries(found, viewer.actor, query, related)
+    elevation = await elevation_of(services, viewer)
+    area_href = "/admin" if elevation.administers else "/support/preview" if elevation.may_preview else ""
+    shown = selection.shown()
+    return memories_page(
+        selection,
+        viewer.actor,
+        resolving=await resolving_origins(services, shown),
+        now=now,
+        conversation_url=services.settings.conversation_url,
+        viewer_name=viewer.name,
+        csrf_token=viewer.csrf_token,
+        names=await services.people.names_of(stated_by(shown, viewer.actor)),
+        notice=notice,
+        promotion_targets=await _promotion_targets(services, viewer),
+        area_href=area_href,
+    )
+
+
+async def _row(services: Services, viewer: Viewer, found: OnFile, entry: DigestEntry, query: MemoryQuery) -> EntryView:
+    return entry_view(
+        select_entries(found, viewer.actor, query),
+        viewer.actor,
+        entry,
+        resolving=await resolving_origins(services, [entry]),
+        now=_now(),
+        conversation_url=services.settings.conversation_url,
+        names=await services.people.names_of(stated_by([entry], viewer.actor)),
+        promotion_targets=await _promotion_targets(services, viewer),
+    )
+
+
+async def _promotion_targets(services: Services, viewer: Viewer) -> tuple[str, ...]:
+    """Where the viewer may publish their own notes: nowhere while their roles are unconfirmed."""
+    if not viewer.roles_confirmed:
+        return ()
+    return await services.admin.promotion_targets(viewer.actor)
+
+
+class _Problem(NamedTuple):
+    status: int
+    heading: str
+    message: str
+    detail: str = ""
+
+
+def _problem(
+    request: HTMXRequest, viewer: Viewer, query: MemoryQuery, problem: _Problem, refreshed: MemoriesPage | None = None
+) -> Template:
+    view = ProblemView(
+        status=problem.status,
+        heading=problem.heading,
+        message=problem.message,
+        detail=problem.detail,
+        back=query.href(),
+        viewer_name=viewer.name,
+        csrf_token=viewer.csrf_token,
+    )
+    name = "me/_problem.html" if request.htmx else "me/problem.html"
+    context = {"problem": view, "refreshed": refreshed}
+    return Template(name, context=context, status_code=view.status, headers=_HEADERS)
+
+
+async def _gone(
+    request: HTMXRequest,
+    services: Services,
+    viewer: Viewer,
+    query: MemoryQuery,
+    problem: _Problem,
+    found: OnFile | None = None,
+) -> Template:
+    """A memory no longer on file for the person (forgotten in another tab, say). For htmx the notice
+    brings the list up to date with it, so the stale row and its buttons go; a browser without
+    JavaScript reloads the page anyway on the way back."""
+    if not request.htmx:
+        return _problem(request, viewer, query, problem)
+    found = found or await on_file(services, viewer.actor)
+    view = await _page(services, viewer, found, query, _now(), None)
+    return _problem(request, viewer, query, problem, refreshed=view)
+
+
+def _forget_problem(outcome: ForgetOutcome, entry: DigestEntry | None, viewer: Viewer) -> _Problem:
+    if outcome.status == "refused" and entry is not None:
+        managed = scope_words(entry.scope, viewer.actor).managed
+        message = f"{managed}: only its administrators can change or remove it."
+        return _Problem(403, "This memory can't be forgotten here", message, outcome.reason)
+    return _Problem(404, "That memory isn't on file for you", _GONE, outcome.reason)
+
+
+def _undo_problem(outcome: RestoreOutcome) -> _Problem:
+    status = {"expired": 410, "superseded": 409}.get(outcome.status, 403)
+    return _Problem(status, "That can't be undone", outcome.reason)
+
+
+def _in_flight(services: Services) -> str:
+    """The honest limit of forgetting: runs already resolved keep their recorded prompt."""
+    hours = services.settings.journal_retention_hours
+    return f"Conversations already in progress may still see it until they finish, at most {hours} hours."
+
+
+def _revealed(entry: DigestEntry, viewer: Viewer) -> str:
+    """The wider value that applies now that the person's own one is gone."""
+    if not entry.overrides:
+        return ""
+    wider = entry.overrides[0]
+    lead = scope_words(wider.scope, viewer.actor).default_is
+    return f"{lead} “{wider.text}”, and that now applies to you."
+
+
+def _back(request: HTMXRequest, back: str) -> MemoryQuery:
+    """The view a form came from, as a query: for htmx the address the browser shows (a form inside a
+    "show more" chunk was rendered for the chunk's address, not the page's); otherwise the form's
+    `back` field. Only the query string of a local address is read."""
+    current = request.htmx.current_url if request.htmx else None
+    if current:
+        parts = urlsplit(current)
+        back = f"{parts.path}?{parts.query}" if parts.query else parts.path
+    params = parse_qs(urlsplit(safe_next_path(back)).query)
+
+    def first(name: str) -> str | None:
+        return params.get(name, [None])[0]
+
+    return MemoryQuery.parse(
+        text=first("q"), group=first("group"), author=first("author"), page=first("page"), match=first("match")
+    )
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)

@@ -1,0 +1,175 @@
+"""The read-back API: everything on file about the logged-in person, and forgetting their own.
+
+`GET /agent/memories` ignores the prompt's ceiling and never searches: showing someone more than the
+model sees is harmless; showing them less is the failure this endpoint exists to prevent.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+from litestar import Response, delete, get
+from litestar.di import NamedDependency
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example
+from litestar.params import PathParameter, QueryParameter
+
+from store import ScopeContext, forget_memory
+from store.memory import NOT_ON_FILE
+from web.kit.api_errors import JSON_API_EXCEPTIONS
+from web.kit.errors import LOG_IN_FIRST
+from web.kit.identity.sessions import Viewer
+from web.me.on_file import on_file, origin_of, resolving_origins
+from web.services import Services
+
+__all__ = ("MemoryEntryOut", "delete_memory", "list_memories", "read_back")
+
+
+class OverrideOut(msgspec.Struct, rename="camel", frozen=True):
+    scope: str
+    text: str
+    author: Literal["human", "agent"]
+
+
+class OriginOut(msgspec.Struct, rename="camel", frozen=True):
+    author: Literal["human", "agent"]
+    thread_id: str | None
+    run_id: str | None
+    actor_ref: str | None
+    promoted_from: str | None
+    resolves: bool
+    """False when the conversation or the turn it came from is gone; the memory is kept."""
+
+
+class MemoryEntryOut(msgspec.Struct, rename="camel", frozen=True):
+    id: str
+    key: str
+    text: str
+    scope: str
+    pinned: bool
+    origin: OriginOut
+    updated_at: str
+    overrides: list[OverrideOut]
+
+
+class ForgottenOut(msgspec.Struct, frozen=True):
+    forgotten: bool
+
+
+class ErrorOut(msgspec.Struct, frozen=True):
+    error: str
+
+
+_INVALID = ResponseSpec(
+    ErrorOut,
+    description="An address or query that is not valid",
+    examples=[Example(value={"error": "The request is not valid: the address contains a control character."})],
+)
+
+
+_NO_SESSION = ResponseSpec(
+    ErrorOut, description="No dashboard session", examples=[Example(value={"error": LOG_IN_FIRST})]
+)
+
+
+async def read_back(
+    services: NamedDependency[Services], viewer: NamedDependency[Viewer], thread_id: str | None
+) -> list[MemoryEntryOut]:
+    entries = (await on_file(services, viewer.actor, thread_id)).entries
+    origins = [origin_of(e) for e in entries]
+    resolving = await resolving_origins(services, entries)
+    return [
+        MemoryEntryOut(
+            id=e.record.id,
+            key=e.key,
+            text=e.text,
+            scope=e.scope,
+            pinned=e.pinned,
+            origin=OriginOut(
+                author=e.record.origin.author,
+                thread_id=e.record.origin.thread_id,
+                run_id=e.record.origin.run_id,
+                actor_ref=e.record.origin.actor_ref,
+                promoted_from=e.record.origin.promoted_from,
+                resolves=origin in resolving,
+            ),
+            updated_at=e.record.updated_at.isoformat().replace("+00:00", "Z"),
+            overrides=[OverrideOut(scope=o.scope, text=o.text, author=o.author) for o in e.overrides],
+        )
+        for e, origin in zip(entries, origins, strict=True)
+    ]
+
+
+@get(
+    "/agent/memories",
+    name="read_back",
+    summary="Everything on file about me",
+    description=(
+        "Every memory that applies to the logged-in person, in the order the prompt renders them, with the "
+        "wider values each one overrides. No ceiling and no relevance selection. Authenticated by the "
+        "dashboard session."
+    ),
+    tags=["read-back"],
+    security=[{"dashboardSession": []}],
+    exception_handlers=JSON_API_EXCEPTIONS,
+    responses={400: _INVALID, 401: _NO_SESSION},
+)
+async def list_memories(
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    thread_id: Annotated[
+        str | None, QueryParameter(name="threadId", description="The conversation being viewed.")
+    ] = None,
+) -> list[MemoryEntryOut]:
+    return await read_back(services, viewer, thread_id)
+
+
+@delete(
+    "/agent/memories/{memory_id:str}",
+    name="forget_memory",
+    summary="Forget one of my memories",
+    description=(
+        "200 when it was yours and is gone; 403 with the reason when you can see it but it is held at a wider "
+        "scope (your organisation manages it); 404 with one body for an unknown id, another person's memory and "
+        "one beaten by a narrower memory. Needs the X-CSRF-Token header."
+    ),
+    tags=["read-back"],
+    status_code=200,
+    security=[{"dashboardSession": [], "csrfToken": []}],
+    exception_handlers=JSON_API_EXCEPTIONS,
+    responses={
+        200: ResponseSpec(
+            ForgottenOut, description="It was yours and is gone", examples=[Example(value={"forgotten": True})]
+        ),
+        400: _INVALID,
+        401: _NO_SESSION,
+        403: ResponseSpec(
+            ErrorOut,
+            description="Held at a wider scope (your organisation manages it), or no valid X-CSRF-Token",
+            examples=[
+                Example(
+                    value={
+                        "error": "This memory is held at tenant:berlin, which is managed by its administrators; it "
+                        "cannot be forgotten here."
+                    }
+                )
+            ],
+        ),
+        404: ResponseSpec(
+            ErrorOut,
+            description="Unknown, another person's, or beaten by a narrower memory: one answer for all",
+            examples=[Example(value={"error": NOT_ON_FILE})],
+        ),
+    },
+)
+async def delete_memory(
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    memory_id: Annotated[str, PathParameter(examples=[Example(value="mem_01HZX3")])],
+) -> Response[ForgottenOut | ErrorOut]:
+    outcome = await forget_memory(services.memory, ScopeContext(actor=viewer.actor), memory_id)
+    if outcome.status == "forgotten":
+        return Response(ForgottenOut(forgotten=True), status_code=200)
+    status = 403 if outcome.status == "refused" else 404
+    return Response(ErrorOut(error=outcome.reason), status_code=status)

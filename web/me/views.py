@@ -1,0 +1,522 @@
+"""The view-models of "What's on file about you": every template on the page renders from these.
+
+Nothing here decides anything. Whether an entry can be forgotten is `memory_forget_verdict`'s answer;
+which entries are shown is `select_entries`'; whether a conversation is gone is the registry's. This
+module only puts those answers into words and addresses.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+from urllib.parse import quote, urlencode
+
+from store import Actor, DigestEntry, Override, memory_forget_verdict
+from store.persistence.registry import Origin
+from web.kit.views import OptionView, TimeView
+from web.kit.words import (
+    AuthorKind,
+    Mention,
+    author_kind,
+    count_words,
+    exact_time,
+    override_by,
+    relative_time,
+    scope_words,
+    written_by,
+)
+from web.me.listing import PAGE_SIZE, RELATED_LIMIT, GroupSelection, MemoryQuery, Selection, cursor_of
+from web.me.on_file import origin_of
+
+__all__ = (
+    "EntryView",
+    "FiltersView",
+    "GroupView",
+    "MemoriesPage",
+    "MoreView",
+    "NoticeView",
+    "OriginView",
+    "OverrideView",
+    "PagerView",
+    "ProblemView",
+    "PromotionConfirmView",
+    "PromotionView",
+    "RankingView",
+    "RowPage",
+    "conversation_link",
+    "entry_view",
+    "memories_page",
+    "stated_by",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OriginView:
+    url: str | None
+    """The conversation's address, when the deployment configured one and the origin resolves."""
+    gone: bool
+    """The conversation or the turn the memory came from is no longer available."""
+
+
+@dataclass(frozen=True, slots=True)
+class OverrideView:
+    """A wider value the entry overrides: "Your organisation's default is “…”, set by an administrator"."""
+
+    lead: str
+    text: str
+    by: str
+    group: str
+    """The slug of the group the value is held in."""
+
+
+@dataclass(frozen=True, slots=True)
+class PromotionView:
+    """An offer to republish one of the person's own entries at a wider scope they administer."""
+
+    scope: str
+    label: str
+    """"Publish for everyone in your organisation"."""
+    confirm_href: str
+    """The confirmation step: a page of its own, or for htmx the entry's replacement."""
+
+
+@dataclass(frozen=True, slots=True)
+class EntryView:
+    id: str
+    key: str
+    fact: str
+    scope_words: str
+    author: AuthorKind
+    written_by: Mention
+    updated: TimeView
+    pinned: bool
+    overrides: tuple[OverrideView, ...]
+    """The wider values this entry overrides that say something else."""
+    origin: OriginView | None
+    forgettable: bool
+    """`memory_forget_verdict`'s answer for this person and this entry's scope."""
+    managed: str
+    """Why there is no forget button (empty when there is one)."""
+    promotions: tuple[PromotionView, ...] = ()
+    """The wider scopes this entry may be published at (someone who administers them, their own entry),
+    leaving out a scope that already holds the same text."""
+    same_as: tuple[OverrideView, ...] = ()
+    """The wider scopes that hold the very same text (as after publishing one's own note): said as
+    such, never as a difference."""
+
+    @property
+    def forget_href(self) -> str:
+        return f"/memories/{quote(self.id, safe='')}/forget"
+
+    @property
+    def promote_href(self) -> str:
+        return f"/memories/{quote(self.id, safe='')}/promote"
+
+
+@dataclass(frozen=True, slots=True)
+class MoreView:
+    """The link to the next chunk: a plain link to the group's next page, and the htmx cursor."""
+
+    href: str
+    hx_href: str
+    next_count: int
+    remaining: int
+
+
+@dataclass(frozen=True, slots=True)
+class PagerView:
+    page: int
+    pages: int
+    first: int
+    """1-based positions of the first and last entry on this page, of `of`."""
+    last: int
+    of: int
+    first_href: str | None
+    previous_href: str | None
+    next_href: str | None
+    last_href: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class GroupView:
+    slug: str
+    heading: str
+    note: str
+    held: int
+    matching: int
+    count_words: str
+    entries: tuple[EntryView, ...]
+    more: MoreView | None
+    pager: PagerView | None
+    empty: str
+    """What an empty group says."""
+
+
+@dataclass(frozen=True, slots=True)
+class FiltersView:
+    text: str
+    matches: tuple[OptionView, ...]
+    """How the text is matched: by its words, or by closeness in meaning."""
+    match_hint: str
+    """What each way of matching does, for the control's description."""
+    groups: tuple[OptionView, ...]
+    authors: tuple[OptionView, ...]
+    active: bool
+    clear_href: str
+
+
+@dataclass(frozen=True, slots=True)
+class RankingView:
+    """A related search: the store ranked every memory by closeness in meaning and named the closest."""
+
+    ranked: int
+    """How many memories the ranking named (at most `RELATED_LIMIT`), before the group and author filters."""
+    explanation: str
+    """How the list was chosen, saying it is the closest few and not everything (unless it is)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NoticeView:
+    """What just happened, shown once at the top of the page."""
+
+    kind: Literal["forgotten", "restored", "published", "problem"]
+    message: str
+    detail: str = ""
+    undo_token: str = ""
+    """Present when the person may still undo a forget."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProblemView:
+    """Why a forget or an undo did not happen, as a page (plain forms) or a notice (htmx)."""
+
+    status: int
+    heading: str
+    message: str
+    back: str
+    viewer_name: str
+    csrf_token: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class MemoriesPage:
+    viewer_name: str
+    csrf_token: str
+    total: int
+    total_words: str
+    matching: int
+    matching_words: str
+    filters: FiltersView
+    groups: tuple[GroupView, ...]
+    focused: bool
+    """One group was chosen, so it pages with numbered links."""
+    back: str
+    """This view's own address, for the forms that come back to it."""
+    notice: NoticeView | None = None
+    area_href: str = ""
+    """Where this person's part of the elevated area starts ("" for someone with no elevation)."""
+    ranking: RankingView | None = None
+    """Present for a related search: the list is the closest few, in that order."""
+
+    @property
+    def hx_headers(self) -> str:
+        """For `<body hx-headers>`: every htmx request carries the CSRF token."""
+        return json.dumps({"X-CSRF-Token": self.csrf_token})
+
+    @property
+    def empty(self) -> bool:
+        return self.total == 0
+
+
+def conversation_link(template: str, origin: Origin) -> str | None:
+    """The conversation's address from the configured template, or None without a template or a thread."""
+    if not template or origin.thread_id is None:
+        return None
+    url = template.replace("{thread_id}", quote(origin.thread_id, safe=""))
+    url = url.replace("{run_id}", quote(origin.run_id or "", safe=""))
+    return url.removesuffix("#")
+
+
+def memories_page(
+    selection: Selection,
+    actor: Actor,
+    *,
+    resolving: frozenset[Origin],
+    now: datetime,
+    conversation_url: str,
+    viewer_name: str,
+    csrf_token: str,
+    names: Mapping[str, str],
+    notice: NoticeView | None = None,
+    promotion_targets: tuple[str, ...] = (),
+    area_href: str = "",
+) -> MemoriesPage:
+    """`promotion_targets`: the wider scopes the person may republish their own entries at
+    (`Administration.promotion_targets`), offered on each of their own entries; `names`: the names of
+    the people who stated the entries shown (`stated_by`), by id."""
+    query = selection.query
+    entries = _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets)
+    matching = selection.matching
+    verb = "" if query.related else " matches" if matching == 1 else " match"
+    return MemoriesPage(
+        viewer_name=viewer_name,
+        csrf_token=csrf_token,
+        total=selection.total,
+        total_words=count_words(selection.total),
+        matching=matching,
+        matching_words=count_words(matching) + verb,
+        filters=_filters(selection),
+        groups=tuple(group_view(g, query, entries) for g in selection.visible),
+        focused=bool(query.group),
+        back=query.href(after=None),
+        notice=notice,
+        area_href=area_href,
+        ranking=_ranking(selection),
+    )
+
+
+def _ranking(selection: Selection) -> RankingView | None:
+    """A related search in plain words. It shows the closest few, so it never claims to be everything
+    unless every memory on file was among them."""
+    query = selection.query
+    if not query.related:
+        return None
+    ranked, total = selection.related, selection.total
+    within = ", within your other filters" if query.group or query.author else ""
+    shown = (
+        f"Showing all {count_words(total)} on file, closest first{within}"
+        if ranked >= total
+        else f"Showing the {ranked:,} closest{within}"
+    )
+    lead = "Ranked by how close in meaning each memory is to your search, as the assistant ranks them."
+    return RankingView(ranked=ranked, explanation=f"{lead} {shown}.")
+
+
+@dataclass(frozen=True, slots=True)
+class RowPage:
+    """What one entry's row needs of its page when it is answered alone: the forms' token and way back."""
+
+    csrf_token: str
+    back: str
+
+
+@dataclass(frozen=True, slots=True)
+class PromotionConfirmView:
+    """Before one of the person's own entries is published for more people: who will be told it."""
+
+    entry: EntryView
+    scope: str
+    audience: str
+    """Who will be told it: "everyone in your organisation"."""
+    back: str
+    viewer_name: str
+    csrf_token: str
+
+    @property
+    def row_href(self) -> str:
+        return f"/memories/{quote(self.entry.id, safe='')}"
+
+
+def entry_view(
+    selection: Selection,
+    actor: Actor,
+    entry: DigestEntry,
+    *,
+    resolving: frozenset[Origin],
+    now: datetime,
+    conversation_url: str,
+    names: Mapping[str, str],
+    promotion_targets: tuple[str, ...] = (),
+) -> EntryView:
+    """One entry as the page shows it, wherever it is on the page (an in-place step puts it back)."""
+    return _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets).build(entry)
+
+
+def stated_by(entries: Iterable[DigestEntry], actor: Actor) -> set[str]:
+    """The ids of the administrators who stated `entries`, as `actor`'s page names them."""
+    return {
+        ref
+        for e in entries
+        if (ref := e.record.origin.actor_ref) and author_kind(e.record.origin, e.scope, actor) == "administrator"
+    }
+
+
+def group_view(group: GroupSelection, query: MemoryQuery, entries: _EntryBuilder) -> GroupView:
+    focused = query.group == group.slug
+    matching = len(group.matching)
+    return GroupView(
+        slug=group.slug,
+        heading=group.words.heading,
+        note=group.words.note,
+        held=group.held,
+        matching=matching,
+        count_words=f"{matching:,} of {count_words(group.held)}" if query.filtered else count_words(matching),
+        entries=tuple(entries.build(e) for e in group.shown),
+        more=None if focused and query.after is None else _more(group, query),
+        pager=_pager(group, query) if focused and query.after is None else None,
+        empty=_empty_filtered(query) if query.filtered else _empty_group(group),
+    )
+
+
+def _empty_filtered(query: MemoryQuery) -> str:
+    if query.related:
+        return "None of the memories closest to your search is held here."
+    return "Nothing here matches your filter."
+
+
+def _empty_group(group: GroupSelection) -> str:
+    if group.words.kind == "own":
+        return "Nothing is noted about you yet. What you or your assistant note will appear here."
+    return f"Nothing is held for {group.words.held_for} yet."
+
+
+def _more(group: GroupSelection, query: MemoryQuery) -> MoreView | None:
+    if group.remaining <= 0 or not group.shown:
+        return None
+    next_start = group.start + len(group.shown)
+    return MoreView(
+        href=query.href(group=group.slug, page=next_start // PAGE_SIZE + 1, after=None) + f"#group-{group.slug}",
+        hx_href=query.href(group=group.slug, page=1, after=cursor_of(group.shown[-1])),
+        next_count=min(PAGE_SIZE, group.remaining),
+        remaining=group.remaining,
+    )
+
+
+def _pager(group: GroupSelection, query: MemoryQuery) -> PagerView | None:
+    if group.pages <= 1:
+        return None
+    page, pages = group.page, group.pages
+
+    def to(number: int) -> str:
+        return query.href(page=number, after=None) + f"#group-{group.slug}"
+
+    return PagerView(
+        page=page,
+        pages=pages,
+        first=group.start + 1,
+        last=group.start + len(group.shown),
+        of=len(group.matching),
+        first_href=to(1) if page > 1 else None,
+        previous_href=to(page - 1) if page > 1 else None,
+        next_href=to(page + 1) if page < pages else None,
+        last_href=to(pages) if page < pages else None,
+    )
+
+
+def _filters(selection: Selection) -> FiltersView:
+    query = selection.query
+    groups = (
+        OptionView("", f"Everything ({selection.total:,})", not query.group),
+        *(OptionView(g.slug, f"{_short(g)} ({g.held:,})", g.slug == query.group) for g in selection.groups),
+    )
+    authors = (
+        OptionView("", "Anyone", not query.author),
+        OptionView("you", "You", query.author == "you"),
+        OptionView("assistant", "Your assistant", query.author == "assistant"),
+        OptionView("administrator", "An administrator", query.author == "administrator"),
+    )
+    matches = (
+        OptionView("words", "Words", query.match == "words"),
+        OptionView("related", "Related in meaning", query.match == "related"),
+    )
+    return FiltersView(
+        text=query.text,
+        matches=matches,
+        match_hint=(
+            "Words finds memories that contain your search. Related in meaning ranks them as your assistant "
+            f"does and shows the {RELATED_LIMIT} closest."
+        ),
+        groups=groups,
+        authors=authors,
+        active=query.filtered,
+        clear_href=MemoryQuery().href(),
+    )
+
+
+def _short(group: GroupSelection) -> str:
+    """The group's name in the filter: "About you alone", "Your organisation", "Your depot “north”"."""
+    named = {"own": "about you alone", "organisation": "your organisation", "everyone": "everyone"}.get(
+        group.words.kind, group.words.held_for.removeprefix("everyone in ")
+    )
+    return named[:1].upper() + named[1:]
+
+
+class _EntryBuilder:
+    """Turns digest entries into `EntryView`s for one person at one moment."""
+
+    def __init__(
+        self,
+        actor: Actor,
+        selection: Selection,
+        resolving: frozenset[Origin],
+        now: datetime,
+        conversation_url: str,
+        names: Mapping[str, str],
+        promotion_targets: tuple[str, ...] = (),
+    ) -> None:
+        self._actor = actor
+        self._names = names
+        self._promotion_targets = promotion_targets
+        self._resolving = resolving
+        self._now = now
+        self._conversation_url = conversation_url
+        self._slugs = {g.scope: g.slug for g in selection.groups}
+
+    def build(self, entry: DigestEntry) -> EntryView:
+        record = entry.record
+        kind = author_kind(record.origin, entry.scope, self._actor)
+        verdict = memory_forget_verdict(scope=entry.scope, actor=self._actor)
+        words = scope_words(entry.scope, self._actor)
+        return EntryView(
+            id=record.id,
+            key=entry.key,
+            fact=entry.text,
+            scope_words=f"Applies to {words.held_for}",
+            author=kind,
+            written_by=written_by(kind, record.origin, self._names),
+            updated=TimeView(
+                iso=record.updated_at.isoformat().replace("+00:00", "Z"),
+                relative=relative_time(record.updated_at, self._now),
+                exact=exact_time(record.updated_at),
+            ),
+            pinned=entry.pinned,
+            overrides=tuple(self._override(o) for o in entry.overrides if o.text != entry.text),
+            same_as=tuple(self._override(o) for o in entry.overrides if o.text == entry.text),
+            origin=self._origin(entry),
+            forgettable=verdict.allowed,
+            managed="" if verdict.allowed else words.managed,
+            promotions=self._promotions(entry) if words.kind == "own" else (),
+        )
+
+    def _override(self, override: Override) -> OverrideView:
+        return OverrideView(
+            lead=scope_words(override.scope, self._actor).default_is,
+            text=override.text,
+            by=override_by(override.author, override.scope, self._actor),
+            group=self._slugs.get(override.scope, ""),
+        )
+
+    def _promotions(self, entry: DigestEntry) -> tuple[PromotionView, ...]:
+        published = {o.scope for o in entry.overrides if o.text == entry.text}
+        return tuple(
+            PromotionView(
+                scope=s,
+                label=f"Publish for {scope_words(s, self._actor).held_for}",
+                confirm_href=f"/memories/{quote(entry.record.id, safe='')}/promote?{urlencode({'scope': s})}",
+            )
+            for s in self._promotion_targets
+            if s not in published
+        )
+
+    def _origin(self, entry: DigestEntry) -> OriginView | None:
+        origin = origin_of(entry)
+        if origin.thread_id is None:
+            return None
+        if origin not in self._resolving:
+            return OriginView(url=None, gone=True)
+        url = conversation_link(self._conversation_url, origin)
+        return OriginView(url=url, gone=False) if url else None
