@@ -34,11 +34,12 @@ from web.kit.area import NO_STORE, area_view, forbidden
 from web.kit.area_words import scope_label
 from web.kit.identity.elevation import Elevation, elevation_of
 from web.kit.identity.sessions import Viewer
-from web.kit.notices import NOTICE_COOKIE, NoticeView, clear_notice_cookie, notice_cookie, read_notice
+from web.kit.notices import NoticeCookie, NoticeView
 from web.kit.paging import back_params
 from web.services import Services
 
 __all__ = (
+    "NOTICES",
     "FactForm",
     "Form",
     "authors_named",
@@ -66,6 +67,8 @@ class FactForm:
 
 
 Form = Annotated[FactForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
+NOTICES = NoticeCookie("onfile_admin_notice", purpose="admin-notice", kinds=frozenset({"done", "warning", "problem"}))
+"""The shared facts' notices, in a cookie of their own: the personal page shows none of them."""
 
 
 @get("/admin", name="admin_facts", include_in_schema=False)
@@ -82,11 +85,11 @@ async def shared_facts(
         return forbidden(request, viewer, elevation, "facts")
     query = AdminQuery.parse(text=q, scope=in_scope, page=page)
     htmx = bool(request.htmx) and not request.htmx.history_restore_request
-    notice = None if htmx else read_notice(services, viewer, request.cookies.get(NOTICE_COOKIE), now())
+    notice = None if htmx else NOTICES.read(services, viewer, request.cookies.get(NOTICES.name), now())
     view = await shared_facts_page(services, viewer, elevation, query, notice=notice)
     if htmx and request.htmx.target == "shared":
         return Template("admin/_results.html", context={"page": view}, headers=NO_STORE)
-    cookies = [clear_notice_cookie()] if NOTICE_COOKIE in request.cookies else []
+    cookies = [NOTICES.cleared()] if NOTICES.name in request.cookies else []
     return Template("admin/index.html", context={"page": view, "area": view.area}, headers=NO_STORE, cookies=cookies)
 
 
@@ -218,7 +221,7 @@ async def outcome_response(
     if not request.htmx:
         anchor = "" if done == "Deleted" else f"#fact-{record.id}"
         return Redirect(
-            query.href() + anchor, status_code=303, cookies=[notice_cookie(services, viewer, notice, now())]
+            query.href() + anchor, status_code=303, cookies=[NOTICES.sealed(services, viewer, notice, now())]
         )
     view = await shared_facts_page(services, viewer, elevation, query, notice=notice)
     return HTMXTemplate(

@@ -39,23 +39,15 @@ from store import DigestEntry, ForgetOutcome, ScopeContext, forget_memory, own_s
 from store.memory import related_keys
 from web.kit.identity.elevation import ROLES_UNCONFIRMED, elevation_of
 from web.kit.identity.sessions import Viewer
+from web.kit.notices import NoticeView
 from web.kit.security import safe_next_path
 from web.kit.words import scope_words
 from web.me.listing import RELATED_LIMIT, MemoryQuery, select_entries
 from web.me.on_file import OnFile, on_file, resolving_origins
-from web.me.undo import (
-    NOTICE_COOKIE,
-    RestoreOutcome,
-    clear_notice_cookie,
-    notice_cookie,
-    read_notice,
-    restore_forgotten,
-    undo_token,
-)
+from web.me.undo import NOTICES, RestoreOutcome, restore_forgotten, undo_token
 from web.me.views import (
     EntryView,
     MemoriesPage,
-    NoticeView,
     ProblemView,
     PromotionConfirmView,
     RowPage,
@@ -109,10 +101,10 @@ async def memories(
     query = MemoryQuery.parse(text=q, group=group, author=author, page=page, after=after, match=match)
     target = request.htmx.target if request.htmx and not request.htmx.history_restore_request else None
     now = _now()
-    notice = None if target else read_notice(services, viewer, request.cookies.get(NOTICE_COOKIE), now)
+    notice = None if target else NOTICES.read(services, viewer, request.cookies.get(NOTICES.name), now)
     view = await _page(services, viewer, await on_file(services, viewer.actor), query, now, notice)
     if target is None:
-        cookies = [clear_notice_cookie()] if NOTICE_COOKIE in request.cookies else []
+        cookies = [NOTICES.cleared()] if NOTICES.name in request.cookies else []
         return Template("me/index.html", context={"page": view}, headers=_HEADERS, cookies=cookies)
     if target.startswith("more-"):
         chunk = next((g for g in view.groups if f"more-{g.slug}" == target), None)
@@ -148,7 +140,7 @@ async def forget_on_page(
         undo_token=undo_token(services, viewer, entry, now),
     )
     if not request.htmx:
-        return Redirect(query.href(), status_code=303, cookies=[notice_cookie(services, viewer, notice, now)])
+        return Redirect(query.href(), status_code=303, cookies=[NOTICES.sealed(services, viewer, notice, now)])
     after = OnFile(before.scopes, tuple(e for e in before.entries if e is not entry))
     if entry.overrides:
         after = await on_file(services, viewer.actor)
@@ -174,7 +166,7 @@ async def undo_forget(
         return _problem(request, viewer, query, _undo_problem(outcome))
     notice = NoticeView(kind="restored", message=f"“{outcome.key}” is back on file.")
     if not request.htmx:
-        return Redirect(query.href(), status_code=303, cookies=[notice_cookie(services, viewer, notice, now)])
+        return Redirect(query.href(), status_code=303, cookies=[NOTICES.sealed(services, viewer, notice, now)])
     found = await on_file(services, viewer.actor)
     view = await _page(services, viewer, found, query, now, notice)
     own = own_scope(viewer.actor)
@@ -271,7 +263,7 @@ async def promote_on_page(
         detail="Your own note stays and still applies to you; beneath it, your entry says theirs is the same.",
     )
     if not request.htmx:
-        return Redirect(query.href(), status_code=303, cookies=[notice_cookie(services, viewer, notice, now)])
+        return Redirect(query.href(), status_code=303, cookies=[NOTICES.sealed(services, viewer, notice, now)])
     view = await _page(services, viewer, await on_file(services, viewer.actor), query, now, notice)
     return HTMXTemplate(
         template_name="me/_changed.html",

@@ -11,11 +11,11 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Literal
 from urllib.parse import quote, urlencode
 
 from store import Actor, DigestEntry, Override, memory_forget_verdict
 from store.persistence.registry import Origin
+from web.kit.notices import NoticeView
 from web.kit.views import OptionView, TimeView
 from web.kit.words import (
     AuthorKind,
@@ -37,7 +37,6 @@ __all__ = (
     "GroupView",
     "MemoriesPage",
     "MoreView",
-    "NoticeView",
     "OriginView",
     "OverrideView",
     "PagerView",
@@ -176,17 +175,6 @@ class RankingView:
     """How many memories the ranking named (at most `RELATED_LIMIT`), before the group and author filters."""
     explanation: str
     """How the list was chosen, saying it is the closest few and not everything (unless it is)."""
-
-
-@dataclass(frozen=True, slots=True)
-class NoticeView:
-    """What just happened, shown once at the top of the page."""
-
-    kind: Literal["forgotten", "restored", "published", "problem"]
-    message: str
-    detail: str = ""
-    undo_token: str = ""
-    """Present when the person may still undo a forget."""
 
 
 @dataclass(frozen=True, slots=True)
