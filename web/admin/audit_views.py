@@ -24,8 +24,8 @@ from web.kit.area import AreaView
 from web.kit.area_words import action_words, scope_label
 from web.kit.paging import page_number
 from web.kit.spreadsheets import neutralise_cell
-from web.kit.views import OptionView, TimeView
-from web.kit.words import Mention, PersonName, count_words, exact_time, person_name, relative_time
+from web.kit.views import OptionView, TimeView, time_view
+from web.kit.words import Mention, PersonName, count_words, person_name
 
 __all__ = (
     "AUDIT_PAGE_SIZE",
@@ -209,11 +209,7 @@ def audit_page(
         rows=tuple(
             AuditRowView(
                 id=e.id,
-                at=TimeView(
-                    iso=e.at.isoformat().replace("+00:00", "Z"),
-                    relative=relative_time(e.at, now),
-                    exact=exact_time(e.at),
-                ),
+                at=time_view(e.at, now),
                 who=person_name(e.who, names),
                 action=e.action,
                 action_words=action_words(e.action),

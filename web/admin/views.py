@@ -19,8 +19,8 @@ from web.kit.area import AreaView
 from web.kit.area_words import ScopeLabel, scope_label, scope_slug
 from web.kit.notices import NoticeView
 from web.kit.paging import page_number
-from web.kit.views import OptionView, TimeView
-from web.kit.words import Mention, count_words, exact_time, person_name, relative_time
+from web.kit.views import OptionView, TimeView, time_view
+from web.kit.words import Mention, count_words, person_name
 
 __all__ = (
     "PAGE_SIZE",
@@ -216,11 +216,7 @@ def fact_view(
         audience=label.audience,
         pinned=record.pinned,
         written_by=_written_by(record, names),
-        updated=TimeView(
-            iso=record.updated_at.isoformat().replace("+00:00", "Z"),
-            relative=relative_time(record.updated_at, now),
-            exact=exact_time(record.updated_at),
-        ),
+        updated=time_view(record.updated_at, now),
         pin_warning=pin_warning,
     )
 

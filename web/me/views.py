@@ -16,15 +16,13 @@ from urllib.parse import quote, urlencode
 from store import Actor, DigestEntry, Override, memory_forget_verdict
 from store.persistence.registry import Origin
 from web.kit.notices import NoticeView
-from web.kit.views import OptionView, TimeView
+from web.kit.views import OptionView, TimeView, time_view
 from web.kit.words import (
     AuthorKind,
     Mention,
     author_kind,
     count_words,
-    exact_time,
     override_by,
-    relative_time,
     scope_words,
     written_by,
 )
@@ -466,11 +464,7 @@ class _EntryBuilder:
             scope_words=f"Applies to {words.held_for}",
             author=kind,
             written_by=written_by(kind, record.origin, self._names),
-            updated=TimeView(
-                iso=record.updated_at.isoformat().replace("+00:00", "Z"),
-                relative=relative_time(record.updated_at, self._now),
-                exact=exact_time(record.updated_at),
-            ),
+            updated=time_view(record.updated_at, self._now),
             pinned=entry.pinned,
             overrides=tuple(self._override(o) for o in entry.overrides if o.text != entry.text),
             same_as=tuple(self._override(o) for o in entry.overrides if o.text == entry.text),
