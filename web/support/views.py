@@ -14,6 +14,7 @@ from store import Actor, Author, own_scope
 from store.admin import Preview
 from web.kit.area import AreaView
 from web.kit.area_words import role_words, scope_label
+from web.kit.views import OptionView
 from web.kit.words import person_name
 from web.settings import Settings
 
@@ -22,7 +23,6 @@ __all__ = (
     "FieldProblem",
     "LeftOutLine",
     "OverrideLine",
-    "PersonOption",
     "PreviewFormView",
     "PreviewPage",
     "PreviewResultView",
@@ -31,13 +31,6 @@ __all__ = (
     "preview_form",
     "preview_result",
 )
-
-
-@dataclass(frozen=True, slots=True)
-class PersonOption:
-    value: str
-    label: str
-    selected: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +44,8 @@ class FieldProblem:
 
 @dataclass(frozen=True, slots=True)
 class PreviewFormView:
-    people: tuple[PersonOption, ...]
+    people: tuple[OptionView, ...]
+    """The people to choose from: their id, and `actor_words` of them."""
     person: str
     actor_id: str
     thread_id: str
@@ -141,7 +135,7 @@ def preview_form(
     problem: FieldProblem | None = None,
 ) -> PreviewFormView:
     return PreviewFormView(
-        people=tuple(PersonOption(p.id, actor_words(p, settings, names), p.id == person) for p in people),
+        people=tuple(OptionView(p.id, actor_words(p, settings, names), p.id == person) for p in people),
         person=person,
         actor_id=actor_id,
         thread_id=thread_id,
