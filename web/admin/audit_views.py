@@ -16,13 +16,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
-from urllib.parse import urlencode
 
 from store import Actor
 from store.persistence import AUDIT_ACTIONS, AuditEntry
 from web.kit.area import AreaView
 from web.kit.area_words import action_words, scope_label
-from web.kit.paging import page_number
+from web.kit.paging import page_number, query_href
 from web.kit.spreadsheets import neutralise_cell
 from web.kit.views import OptionView, TimeView, time_view
 from web.kit.words import Mention, PersonName, count_words, person_name
@@ -83,8 +82,7 @@ class AuditQuery:
             ("key", query.key),
             ("page", str(query.page) if query.page > 1 else ""),
         ]
-        encoded = urlencode([(name, value) for name, value in pairs if value])
-        return f"?{encoded}" if encoded else ""
+        return query_href("", pairs)
 
 
 def filter_entries(

@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from store import MAX_KEY_CHARS, Actor, MemoryRecord
 from store.domain.administration import PinBudget, pin_budget
 from web.kit.area import AreaView
 from web.kit.area_words import ScopeLabel, scope_label, scope_slug
 from web.kit.notices import NoticeView
-from web.kit.paging import page_number
+from web.kit.paging import page_number, query_href
 from web.kit.views import OptionView, TimeView, time_view
 from web.kit.words import Mention, count_words, person_name
 
@@ -68,8 +68,7 @@ class AdminQuery:
     def href(self, **changes: object) -> str:
         query = replace(self, **changes)  # type: ignore[arg-type]
         pairs = [("q", query.text), ("scope", query.scope), ("page", str(query.page) if query.page > 1 else "")]
-        encoded = urlencode([(name, value) for name, value in pairs if value])
-        return f"/admin?{encoded}" if encoded else "/admin"
+        return query_href("/admin", pairs)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,16 @@
-"""What a listed view is asked for: its page number, and the query of the view a form came back from."""
+"""What a listed view is asked for and where it is: its page number, its address with its query, and the
+query of the view a form came back from."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qs, urlsplit
+from collections.abc import Iterable
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 from litestar.plugins.htmx import HTMXRequest
 
 from web.kit.security import safe_next_path
 
-__all__ = ("MAX_PAGE", "back_params", "page_number")
+__all__ = ("MAX_PAGE", "back_params", "page_number", "query_href")
 
 MAX_PAGE = 1_000_000
 
@@ -19,6 +21,13 @@ def page_number(raw: str | None) -> int:
     if not raw or not raw.isascii() or not raw.isdigit():
         return 1
     return MAX_PAGE if len(raw) > len(str(MAX_PAGE)) else max(1, min(int(raw), MAX_PAGE))
+
+
+def query_href(path: str, pairs: Iterable[tuple[str, str]]) -> str:
+    """`path` with the pairs that have a value as its query, in their order; `path` alone when none has
+    (so a view's address leaves its defaults out)."""
+    encoded = urlencode([(name, value) for name, value in pairs if value])
+    return f"{path}?{encoded}" if encoded else path
 
 
 def back_params(request: HTMXRequest, back: str, path: str) -> dict[str, str]:

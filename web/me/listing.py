@@ -28,10 +28,9 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Literal, get_args
-from urllib.parse import urlencode
 
 from store import Actor, DigestEntry
-from web.kit.paging import page_number
+from web.kit.paging import page_number, query_href
 from web.kit.words import AuthorKind, ScopeWords, author_kind, scope_words
 from web.me.on_file import OnFile
 
@@ -109,8 +108,7 @@ class MemoryQuery:
             ("page", str(query.page) if query.page > 1 else ""),
             ("after", query.after or ""),
         ]
-        encoded = urlencode([(name, value) for name, value in pairs if value])
-        return f"/?{encoded}" if encoded else "/"
+        return query_href("/", pairs)
 
 
 @dataclass(frozen=True, slots=True)
