@@ -17,14 +17,12 @@ from litestar.response import Redirect, Template
 
 from web.admin.pages import (
     Form,
-    authors_named,
     not_administered,
-    now,
     outcome_response,
+    page_and_fact,
     query_from,
-    shared_facts_page,
 )
-from web.admin.views import EditFormView, find_fact
+from web.admin.views import EditFormView
 from web.kit.area import NO_STORE, forbidden
 from web.kit.identity.elevation import elevation_of
 from web.kit.identity.sessions import Viewer
@@ -120,12 +118,7 @@ async def _step(
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, back)
-    records = await services.admin.shared_memories(viewer.actor)
-    names = await authors_named(services, records)
-    view = await shared_facts_page(services, viewer, elevation, query, records=records, names=names)
-    fact = find_fact(
-        records, memory_id, viewer.actor, max_memories=services.settings.max_memories, now=now(), names=names
-    )
+    view, fact = await page_and_fact(services, viewer, elevation, query, memory_id)
     if fact is None:
         return not_administered(request, view, query)
     form = EditFormView(

@@ -29,7 +29,16 @@ from litestar.response import Redirect, Template
 from store import MemoryRecord
 from store.admin import NOT_ADMINISTERED, AdminOutcome
 from web.admin.problems import ProblemView, problem
-from web.admin.views import AdminQuery, CreateFormView, FactsPage, blank_create_form, facts_page, find_fact, writers
+from web.admin.views import (
+    AdminQuery,
+    CreateFormView,
+    FactsPage,
+    FactView,
+    blank_create_form,
+    facts_page,
+    find_fact,
+    writers,
+)
 from web.kit.area import NO_STORE, area_view, forbidden
 from web.kit.area_words import scope_label
 from web.kit.identity.elevation import Elevation, elevation_of
@@ -47,6 +56,7 @@ __all__ = (
     "not_administered",
     "now",
     "outcome_response",
+    "page_and_fact",
     "publish_fact",
     "query_from",
     "shared_facts",
@@ -138,12 +148,7 @@ async def fact_row(
     if not elevation.administers:
         return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, "/admin")
-    records = await services.admin.shared_memories(viewer.actor)
-    names = await authors_named(services, records)
-    view = await shared_facts_page(services, viewer, elevation, query, records=records, names=names)
-    fact = find_fact(
-        records, memory_id, viewer.actor, max_memories=services.settings.max_memories, now=now(), names=names
-    )
+    view, fact = await page_and_fact(services, viewer, elevation, query, memory_id)
     if fact is None:
         return not_administered(request, view, query)
     if not request.htmx:
@@ -182,6 +187,20 @@ async def shared_facts_page(
         create=create,
         notice=notice,
     )
+
+
+async def page_and_fact(
+    services: Services, viewer: Viewer, elevation: Elevation, query: AdminQuery, memory_id: str
+) -> tuple[FactsPage, FactView | None]:
+    """The list as `query` shows it, and the fact `memory_id` wherever it is among the facts the person
+    administers (whichever page or filter would show it); None when it is not among them."""
+    records = await services.admin.shared_memories(viewer.actor)
+    names = await authors_named(services, records)
+    view = await shared_facts_page(services, viewer, elevation, query, records=records, names=names)
+    fact = find_fact(
+        records, memory_id, viewer.actor, max_memories=services.settings.max_memories, now=now(), names=names
+    )
+    return view, fact
 
 
 async def authors_named(services: Services, records: Sequence[MemoryRecord]) -> dict[str, str]:
