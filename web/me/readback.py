@@ -20,19 +20,16 @@ from store.memory import NOT_ON_FILE
 from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
 from web.kit.identity.sessions import Viewer
+from web.kit.wire import OverrideOut
 from web.me.on_file import on_file, origin_of, resolving_origins
 from web.services import Services
 
 __all__ = ("MemoryEntryOut", "delete_memory", "list_memories", "read_back")
 
 
-class OverrideOut(msgspec.Struct, rename="camel", frozen=True):
-    scope: str
-    text: str
-    author: Literal["human", "agent"]
+class MemoryOriginOut(msgspec.Struct, rename="camel", frozen=True):
+    """Where a memory came from, as the agent API's `OriginOut` says it, and whether it still resolves."""
 
-
-class OriginOut(msgspec.Struct, rename="camel", frozen=True):
     author: Literal["human", "agent"]
     thread_id: str | None
     run_id: str | None
@@ -48,7 +45,7 @@ class MemoryEntryOut(msgspec.Struct, rename="camel", frozen=True):
     text: str
     scope: str
     pinned: bool
-    origin: OriginOut
+    origin: MemoryOriginOut
     updated_at: str
     overrides: list[OverrideOut]
 
@@ -86,7 +83,7 @@ async def read_back(
             text=e.text,
             scope=e.scope,
             pinned=e.pinned,
-            origin=OriginOut(
+            origin=MemoryOriginOut(
                 author=e.record.origin.author,
                 thread_id=e.record.origin.thread_id,
                 run_id=e.record.origin.run_id,
