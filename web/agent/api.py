@@ -45,6 +45,7 @@ from web.kit.wire import (
     OverrideOut,
     ProblemOut,
     RecordOut,
+    digest_off,
     refusal,
     require_plain_ids,
 )
@@ -264,8 +265,7 @@ async def run_digest(
 ) -> Response[DigestOut]:
     _addressed("runId", run_id)
     if not services.settings.memory_enabled:
-        off = DigestOut("off", [], [], 0, 0, False, "", False, [])
-        return Response(off)
+        return Response(digest_off())
     actor = Actor(id=data.actor.id, tenant_ref=data.actor.tenant_ref, roles=tuple(data.actor.roles))
     try:
         run = await services.runs.begin_recorded(run_id, actor=actor, thread_id=data.thread_id, text=data.text)

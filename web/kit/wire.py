@@ -33,6 +33,7 @@ __all__ = (
     "OverrideOut",
     "ProblemOut",
     "RecordOut",
+    "digest_off",
     "digest_out",
     "record_out",
     "refusal",
@@ -123,6 +124,11 @@ class DigestOut(msgspec.Struct, rename="camel"):
 
 class ProblemOut(msgspec.Struct):
     error: str
+
+
+def digest_off() -> DigestOut:
+    """The digest while memory is switched off: no scopes, no entries, an empty block, nothing writable."""
+    return DigestOut("off", [], [], 0, 0, False, "", False, [])
 
 
 def record_out(data: dict[str, Any]) -> dict[str, Any]:

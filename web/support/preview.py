@@ -32,7 +32,7 @@ from web.kit.area import NO_STORE, area_view, forbidden
 from web.kit.identity.elevation import ROLES_UNCONFIRMED, elevation_of
 from web.kit.identity.sessions import Viewer
 from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
-from web.kit.wire import DIGEST_EXAMPLE, NOT_JSON, DigestIn, DigestOut, ProblemOut, digest_out
+from web.kit.wire import DIGEST_EXAMPLE, NOT_JSON, DigestIn, DigestOut, ProblemOut, digest_off, digest_out
 from web.services import Services
 from web.support.views import FieldProblem, PreviewPage, preview_form, preview_result
 
@@ -180,6 +180,6 @@ async def preview_api(
     if preview == "unknown":
         return Response(ProblemOut(unknown_person(data.actor.id)), status_code=404)
     if not services.settings.memory_enabled:
-        return Response(DigestOut("off", [], [], 0, 0, False, "", False, []))
+        return Response(digest_off())
     memory = services.memory
     return Response(digest_out(preview.digest, block=preview.block, writable=memory.writable, tools=memory.tools()))
