@@ -1,4 +1,5 @@
-"""The one wire shape of each answer that leaves the store: a record, a digest's entry, a digest.
+"""The one wire shape of each answer that leaves the store: a record, a digest's entry, a digest, a
+remember call's outcome, an audit entry.
 
 The agent API answers with these Structs, the SDK decodes the API's answers into them, the support
 preview answers a digest in the same shape, and the run journal stores a run's digest and a remember
@@ -16,6 +17,7 @@ import msgspec
 from store.domain.types import DigestEntry, MemoryDigest, MemoryOrigin, MemoryRecord, Override
 
 __all__ = (
+    "AuditEntryWire",
     "DigestWire",
     "EntryWire",
     "OriginWire",
@@ -27,6 +29,7 @@ __all__ = (
     "digest_wire",
     "record_of",
     "record_wire",
+    "run_digest_wire",
 )
 
 
@@ -92,6 +95,20 @@ class RememberWire(msgspec.Struct, rename="camel", frozen=True, omit_defaults=Tr
     error: str | None = None
 
 
+class AuditEntryWire(msgspec.Struct, frozen=True):
+    """One act in the audit trail, as its downloads carry it: `before` and `after` are the records'
+    wire shapes (None where there was nothing), and `at` is an ISO 8601 time."""
+
+    id: str
+    at: str
+    who: str
+    action: str
+    scope: str
+    key: str | None
+    before: Any
+    after: Any
+
+
 def record_wire(record: MemoryRecord) -> RecordWire:
     return RecordWire(*_record_fields(record, pinned=record.pinned))
 
@@ -124,6 +141,27 @@ def digest_wire(digest: MemoryDigest) -> DigestWire:
         omitted=digest.omitted,
         pinned_omitted=digest.pinned_omitted,
         recalled=digest.recalled,
+    )
+
+
+def run_digest_wire(
+    digest: DigestWire,
+    *,
+    block: str,
+    writable: bool,
+    tools: list[dict[str, Any]],
+    memory: Literal["on", "off"] = "on",
+) -> RunDigestWire:
+    return RunDigestWire(
+        digest.scopes,
+        digest.entries,
+        digest.omitted,
+        digest.pinned_omitted,
+        digest.recalled,
+        memory=memory,
+        block=block,
+        writable=writable,
+        tools=tools,
     )
 
 

@@ -20,7 +20,7 @@ from litestar.params import Body, PathParameter
 
 from store.admin import NOT_ADMINISTERED, AdminOutcome
 from store.domain.administration import PinBudget
-from store.domain.codec import record_to_json
+from store.domain.wire import record_wire
 from web.kit.identity.elevation import ROLES_UNCONFIRMED, elevation_of
 from web.kit.identity.sessions import Viewer
 from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
@@ -90,7 +90,7 @@ def _budget_out(budget: PinBudget | None) -> BudgetOut | None:
 
 def _answer(outcome: AdminOutcome, status: int = 200) -> Response[Any]:
     if outcome.ok and outcome.record is not None:
-        record = msgspec.convert(record_to_json(outcome.record), RecordOut)
+        record = record_wire(outcome.record)
         return Response(SharedMemoryOut(record=record, budget=_budget_out(outcome.budget)), status_code=status)
     code = {"refused": 403, "invalid": 400}.get(outcome.status, 404)
     return Response(ProblemOut(outcome.reason or NOT_ADMINISTERED), status_code=code)
@@ -194,7 +194,7 @@ async def delete_shared(
     outcome = await services.admin.retire(viewer.actor, memory_id)
     if not outcome.ok or outcome.record is None:
         return _answer(outcome)
-    return Response(DeletedOut(deleted=True, record=msgspec.convert(record_to_json(outcome.record), RecordOut)))
+    return Response(DeletedOut(deleted=True, record=record_wire(outcome.record)))
 
 
 @post(

@@ -20,8 +20,8 @@ from litestar.params import Body, PathParameter
 from litestar.types import ASGIApp, ExceptionHandlersMap, Receive, Scope, Send
 
 from store import Actor
-from store.domain.codec import record_to_json
 from store.domain.identifiers import MAX_ID_CHARS, id_problem
+from store.domain.wire import RememberWire, run_digest_wire
 from store.persistence import RunPrunedError, RunsOnAnotherThreadError
 from store.runs import (
     PersonInAnotherOrganisationError,
@@ -39,12 +39,8 @@ from web.kit.wire import (
     AddressId,
     DigestIn,
     DigestOut,
-    EntryOut,
     Id,
-    OriginOut,
-    OverrideOut,
     ProblemOut,
-    RecordOut,
     digest_off,
     refusal,
     require_plain_ids,
@@ -76,10 +72,8 @@ class RememberIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
         require_plain_ids("callId", self.call_id)  # the key and the fact are the model's: refused as ok=false
 
 
-class RememberOut(msgspec.Struct, rename="camel", omit_defaults=True):
-    ok: bool
-    record: RecordOut | None = None
-    error: str | None = None
+RememberOut = RememberWire
+"""The outcome of a remember call, in the store's one wire shape of it."""
 
 
 class DroppedRunsIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
@@ -119,34 +113,8 @@ def _check_bearer(scope: Scope) -> None:
 
 
 def _recorded_out(run: RecordedRun) -> DigestOut:
-    """The recorded checkpoint in the API's shape, field for field what `digest_out` answers for it."""
-    digest = run.digest
-    entries = [
-        EntryOut(
-            id=e.id,
-            key=e.key,
-            text=e.text,
-            scope=e.scope,
-            pinned=e.pinned,
-            origin=OriginOut(o.author, o.thread_id, o.run_id, o.actor_ref, o.promoted_from),
-            updated_at=e.updated_at,
-            overrides=[OverrideOut(v.scope, v.text, v.author) for v in e.overrides],
-            record_pinned=e.record_pinned,
-        )
-        for e in digest.entries
-        for o in (e.origin,)
-    ]
-    return DigestOut(
-        memory="on",
-        scopes=list(digest.scopes),
-        entries=entries,
-        omitted=digest.omitted,
-        pinned_omitted=digest.pinned_omitted,
-        recalled=digest.recalled,
-        block=run.block,
-        writable=run.writable,
-        tools=_keys_sorted(run.tools),
-    )
+    """The recorded checkpoint as the API answers it: the recorded digest Struct itself, with its block."""
+    return run_digest_wire(run.digest, block=run.block, writable=run.writable, tools=_keys_sorted(run.tools))
 
 
 _sorted_encode = msgspec.json.Encoder(order="sorted").encode
@@ -311,7 +279,7 @@ async def run_remember(
         return _problem(error, 410)
     if outcome.record is None:
         return Response(RememberOut(ok=False, error=outcome.error))
-    return Response(RememberOut(ok=True, record=msgspec.convert(record_to_json(outcome.record), RecordOut)))
+    return Response(outcome.to_wire())
 
 
 @delete(

@@ -1,5 +1,7 @@
 """The JSON shapes more than one audience answers with or takes: a refusal (`ProblemOut`), a memory
 record (`RecordOut`), a digest (`DigestIn` in, `DigestOut` out), and the rule every id in them is held to.
+A record, an entry and a digest are the store's one wire shape of each (`store.domain.wire`), which the
+SDK reads and the run journal stores, under the names the API documents.
 
 The agent API answers a turn's digest in these shapes, the support preview answers its preview in the
 same shape (byte-identical block), and the elevated area's JSON endpoints answer records as they do.
@@ -8,15 +10,20 @@ same shape (byte-identical block), and the elevated area's JSON endpoints answer
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import msgspec
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 
 from store import MemoryDigest
-from store.domain.codec import digest_to_json
 from store.domain.identifiers import MAX_ID_CHARS, id_problem
+from store.domain.wire import DigestWire, digest_wire, run_digest_wire
+from store.domain.wire import EntryWire as EntryOut
+from store.domain.wire import OriginWire as OriginOut
+from store.domain.wire import OverrideWire as OverrideOut
+from store.domain.wire import RecordWire as RecordOut
+from store.domain.wire import RunDigestWire as DigestOut
 from web.kit.json_bodies import NOT_JSON_TYPE
 
 __all__ = (
@@ -35,7 +42,6 @@ __all__ = (
     "RecordOut",
     "digest_off",
     "digest_out",
-    "record_out",
     "refusal",
     "require_plain_ids",
 )
@@ -80,79 +86,19 @@ class DigestIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
         require_plain_ids("threadId", self.thread_id, in_address=True)
 
 
-class OverrideOut(msgspec.Struct, rename="camel"):
-    scope: str
-    text: str
-    author: Literal["human", "agent"]
-
-
-class OriginOut(msgspec.Struct, rename="camel"):
-    author: Literal["human", "agent"]
-    thread_id: str | None
-    run_id: str | None
-    actor_ref: str | None
-    promoted_from: str | None = None
-
-
-class RecordOut(msgspec.Struct, rename="camel"):
-    id: str
-    key: str
-    text: str
-    scope: str
-    pinned: bool
-    origin: OriginOut
-    updated_at: str
-
-
-class EntryOut(RecordOut):
-    overrides: list[OverrideOut]
-    record_pinned: bool
-    """The record's own pin; `pinned` is the entry's (true when any record of the key is pinned)."""
-
-
-class DigestOut(msgspec.Struct, rename="camel"):
-    memory: Literal["on", "off"]
-    scopes: list[str]
-    entries: list[EntryOut]
-    omitted: int
-    pinned_omitted: int
-    recalled: bool
-    block: str
-    writable: bool
-    tools: list[dict[str, Any]]
-
-
 class ProblemOut(msgspec.Struct):
     error: str
 
 
 def digest_off() -> DigestOut:
     """The digest while memory is switched off: no scopes, no entries, an empty block, nothing writable."""
-    return DigestOut("off", [], [], 0, 0, False, "", False, [])
-
-
-def record_out(data: dict[str, Any]) -> dict[str, Any]:
-    return {k: data[k] for k in ("id", "key", "text", "scope", "pinned", "origin", "updatedAt")}
+    nothing = DigestWire(scopes=[], entries=[], omitted=0, pinned_omitted=0, recalled=False)
+    return run_digest_wire(nothing, block="", writable=False, tools=[], memory="off")
 
 
 def digest_out(digest: MemoryDigest, *, block: str, writable: bool, tools: Sequence[dict[str, Any]]) -> DigestOut:
     """A digest and its block as the API answers them; the support preview answers in the same shape."""
-    payload = digest_to_json(digest)
-    entries = [
-        msgspec.convert({**record_out(e), "overrides": e["overrides"], "recordPinned": e["recordPinned"]}, EntryOut)
-        for e in payload["entries"]
-    ]
-    return DigestOut(
-        memory="on",
-        scopes=payload["scopes"],
-        entries=entries,
-        omitted=payload["omitted"],
-        pinned_omitted=payload["pinnedOmitted"],
-        recalled=payload["recalled"],
-        block=block,
-        writable=writable,
-        tools=list(tools),
-    )
+    return run_digest_wire(digest_wire(digest), block=block, writable=writable, tools=list(tools))
 
 
 def refusal(description: str, example: str) -> ResponseSpec:

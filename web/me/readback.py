@@ -6,7 +6,7 @@ model sees is harmless; showing them less is the failure this endpoint exists to
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 from litestar import Response, delete, get
@@ -20,21 +20,16 @@ from store.memory import NOT_ON_FILE
 from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
 from web.kit.identity.sessions import Viewer
-from web.kit.wire import OverrideOut
+from web.kit.wire import OriginOut, OverrideOut
 from web.me.on_file import on_file, origin_of, resolving_origins
 from web.services import Services
 
 __all__ = ("MemoryEntryOut", "delete_memory", "list_memories", "read_back")
 
 
-class MemoryOriginOut(msgspec.Struct, rename="camel", frozen=True):
+class MemoryOriginOut(OriginOut, frozen=True, kw_only=True):
     """Where a memory came from, as the agent API's `OriginOut` says it, and whether it still resolves."""
 
-    author: Literal["human", "agent"]
-    thread_id: str | None
-    run_id: str | None
-    actor_ref: str | None
-    promoted_from: str | None
     resolves: bool
     """False when the conversation or the turn it came from is gone; the memory is kept."""
 
