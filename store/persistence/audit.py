@@ -15,6 +15,7 @@ from typing import Any, Literal, get_args
 from sqlalchemy import insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from store.domain.wire import AuditEntryWire
 from store.persistence.engine import reading, writing
 from store.persistence.tables import AuditEntryRow, table_of
 from store.persistence.types import new_id, utc_now
@@ -39,6 +40,10 @@ class AuditEntry:
     key: str | None
     before: Any
     after: Any
+
+    def to_wire(self) -> AuditEntryWire:
+        at = self.at.isoformat()
+        return AuditEntryWire(self.id, at, self.who, self.action, self.scope, self.key, self.before, self.after)
 
 
 class AuditTrail:

@@ -7,7 +7,7 @@ The downloads carry the same filtered set as the page shows (every page of it), 
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from litestar import Response, get
 from litestar.di import NamedDependency
@@ -15,6 +15,7 @@ from litestar.params import QueryParameter
 from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
+from store.domain.wire import AuditEntryWire
 from store.persistence import AuditEntry
 from web.admin.audit_views import AuditQuery, audit_csv, audit_json, audit_page, filter_entries, people_named
 from web.kit.area import NO_STORE, area_view, forbidden
@@ -89,7 +90,7 @@ async def audit_download_json(
     in_scope: Scope = None,
     who: Who = None,
     key: Key = None,
-) -> Response[list[dict[str, Any]]] | Template:
+) -> Response[list[AuditEntryWire]] | Template:
     found = await _filtered(services, viewer, AuditQuery.parse(action=action, scope=in_scope, who=who, key=key))
     if isinstance(found, Elevation):
         return forbidden(request, viewer, found, "audit")

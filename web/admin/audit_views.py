@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from store import Actor
+from store.domain.wire import AuditEntryWire
 from store.persistence import AUDIT_ACTIONS, AuditEntry
 from web.kit.area import AreaView
 from web.kit.area_words import action_words, scope_label
@@ -244,39 +245,26 @@ def audit_page(
     )
 
 
-def _entry_json(entry: AuditEntry) -> dict[str, Any]:
-    return {
-        "id": entry.id,
-        "at": entry.at.isoformat(),
-        "who": entry.who,
-        "action": entry.action,
-        "scope": entry.scope,
-        "key": entry.key,
-        "before": entry.before,
-        "after": entry.after,
-    }
-
-
-def audit_json(entries: Sequence[AuditEntry]) -> list[dict[str, Any]]:
-    return [_entry_json(e) for e in entries]
+def audit_json(entries: Sequence[AuditEntry]) -> list[AuditEntryWire]:
+    return [e.to_wire() for e in entries]
 
 
 def audit_csv(entries: Sequence[AuditEntry]) -> str:
-    """One row per entry: `before` and `after` as compact JSON; every cell neutralised."""
+    """One row per entry, the columns of its wire shape: `before` and `after` as compact JSON; every
+    cell neutralised."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(["id", "at", "who", "action", "scope", "key", "before", "after"])
-    for entry in entries:
-        data = _entry_json(entry)
+    writer.writerow(AuditEntryWire.__struct_fields__)
+    for wire in audit_json(entries):
         cells = [
-            data["id"],
-            data["at"],
-            data["who"],
-            data["action"],
-            data["scope"],
-            data["key"] or "",
-            "" if entry.before is None else json.dumps(entry.before, ensure_ascii=False, separators=(",", ":")),
-            "" if entry.after is None else json.dumps(entry.after, ensure_ascii=False, separators=(",", ":")),
+            wire.id,
+            wire.at,
+            wire.who,
+            wire.action,
+            wire.scope,
+            wire.key or "",
+            "" if wire.before is None else json.dumps(wire.before, ensure_ascii=False, separators=(",", ":")),
+            "" if wire.after is None else json.dumps(wire.after, ensure_ascii=False, separators=(",", ":")),
         ]
         writer.writerow([neutralise_cell(str(c)) for c in cells])
     return out.getvalue()
