@@ -23,9 +23,10 @@ from litestar.enums import RequestEncodingType
 from litestar.params import Body, QueryParameter
 from litestar.response import Redirect, Template
 
-from store import ScopeContext, forget_all_memories, own_scope
+from store import ScopeContext, forget_all_memories, forget_all_reach
 from web.kit.identity.sessions import Viewer
 from web.kit.spreadsheets import CSV_MEDIA_TYPE, for_spreadsheets, neutralise_cell
+from web.me.on_file import on_file
 from web.me.readback import MemoryEntryOut, read_back
 from web.me.undo import forget_all_receipt, read_forget_all_receipt
 from web.services import Services
@@ -110,14 +111,12 @@ class ForgetAllView:
 
 @get("/memories/forget-all", name="confirm_forget_all", include_in_schema=False)
 async def confirm_forget_all(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Template:
-    entries = await read_back(services, viewer, None)
-    own = own_scope(viewer.actor)
+    reach = forget_all_reach(viewer.actor, (await on_file(services, viewer.actor)).entries)
     view = ForgetAllView(
         name=viewer.name,
         csrf_token=viewer.csrf_token,
-        own=sum(1 for e in entries if e.scope == own),
-        # what stays: wider entries, and the wider values own entries override (those will show)
-        shared=sum(1 for e in entries if e.scope != own) + sum(len(e.overrides) for e in entries),
+        own=reach.goes,
+        shared=reach.stays,
         retention_hours=services.settings.journal_retention_hours,
     )
     return Template("me/forget_all.html", context={"page": view}, headers=NO_STORE)

@@ -19,11 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from store import DigestEntry, MemoryOrigin, ScopeContext, WritableMemoryProvider, memory_write_verdict, own_scope
+from store import DigestEntry, MemoryOrigin, ScopeContext, restore_memory
 from web.kit.identity.sessions import Viewer
 from web.kit.notices import NoticeCookie
 from web.kit.sealed import seal, unseal
-from web.me.on_file import on_file
 from web.services import Services
 
 __all__ = (
@@ -75,18 +74,10 @@ async def restore_forgotten(services: Services, viewer: Viewer, token: str, now:
     origin = MemoryOrigin(
         author="human" if author == "human" else "agent", thread_id=thread_id, run_id=run_id, actor_ref=actor_ref
     )
-    actor = viewer.actor
-    scope = own_scope(actor)
-    current = await on_file(services, actor)
-    if any(e.key == key and scope in {e.scope, *(o.scope for o in e.overrides)} for e in current.entries):
-        reason = f"“{key}” has been written again since it was forgotten, so the newer value was kept."
-        return RestoreOutcome("superseded", key, reason)
-    verdict = memory_write_verdict(scope=scope, actor=actor, scopes=current.scopes, author=origin.author)
-    provider = services.memory.provider
-    if not verdict.allowed or not isinstance(provider, WritableMemoryProvider):
-        return RestoreOutcome("refused", key, verdict.reason if not verdict.allowed else "Memory is read-only here.")
-    await provider.write(key=key, text=text, scope=scope, origin=origin, ctx=ScopeContext(actor=actor))
-    return RestoreOutcome("restored", key)
+    restored = await restore_memory(
+        services.memory, ScopeContext(actor=viewer.actor), key=key, text=text, origin=origin
+    )
+    return RestoreOutcome(restored.status, key, restored.reason)
 
 
 def forget_all_receipt(services: Services, viewer: Viewer, count: int, now: datetime) -> str:
