@@ -285,7 +285,8 @@ class OidcClient:
     async def _validated_claims(self, id_token: str, nonce: str | None) -> dict[str, Any]:
         """The claims of a token this provider signed for this client, unexpired; at sign-in (`nonce`)
         for this sign-in. A token from a refresh carries no nonce of its own to check."""
-        algorithms = (await self.metadata()).get("id_token_signing_alg_values_supported") or ["RS256"]
+        metadata = await self.metadata()
+        algorithms = metadata.get("id_token_signing_alg_values_supported") or ["RS256"]
         algorithms = [a for a in algorithms if a != "none"]
         try:
             try:
@@ -295,7 +296,9 @@ class OidcClient:
                 decoded = jwt.decode(id_token, await self._keyset(refresh=True), algorithms=algorithms)
             registry = jwt.JWTClaimsRegistry(
                 leeway=60,
-                iss={"essential": True, "value": self.issuer},
+                # exactly the issuer the provider's discovery names, as OpenID Connect asks: some
+                # providers (authentik) end it with a '/', which the configured issuer may not
+                iss={"essential": True, "value": str(metadata["issuer"])},
                 aud={"essential": True, "value": self._client_id},
                 sub={"essential": True},
                 exp={"essential": True},
