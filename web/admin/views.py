@@ -18,7 +18,7 @@ from store.domain.administration import PinBudget, pin_budget
 from web.kit.area import AreaView
 from web.kit.area_words import ScopeLabel, scope_label, scope_slug
 from web.kit.notices import NoticeView
-from web.kit.paging import page_number, query_href
+from web.kit.paging import PagerView, page_number, pager, query_href
 from web.kit.views import OptionView, TimeView, time_view
 from web.kit.words import Mention, count_words, person_name
 
@@ -31,7 +31,6 @@ __all__ = (
     "FactView",
     "FactsPage",
     "FiltersView",
-    "PagerView",
     "ScopeGroupView",
     "blank_create_form",
     "budget_view",
@@ -103,17 +102,6 @@ class BudgetView:
     words: str
     over: bool
     warning: str
-
-
-@dataclass(frozen=True, slots=True)
-class PagerView:
-    page: int
-    pages: int
-    first: int
-    last: int
-    of: int
-    previous_href: str | None
-    next_href: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,21 +342,10 @@ def _group(
 
 
 def _pager(query: AdminQuery, scope: str, page: int, pages: int, start: int, shown: int, of: int) -> PagerView | None:
-    if pages <= 1:
-        return None
-
     def to(number: int) -> str:
         return query.href(scope=scope, page=number) + f"#scope-{scope_slug(scope)}"
 
-    return PagerView(
-        page=page,
-        pages=pages,
-        first=start + 1,
-        last=start + shown,
-        of=of,
-        previous_href=to(page - 1) if page > 1 else None,
-        next_href=to(page + 1) if page < pages else None,
-    )
+    return pager(page=page, pages=pages, start=start, shown=shown, of=of, href=to)
 
 
 def _pin_warning(budget: PinBudget) -> str:

@@ -3,14 +3,15 @@ query of the view a form came back from."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from litestar.plugins.htmx import HTMXRequest
 
 from web.kit.security import safe_next_path
 
-__all__ = ("MAX_PAGE", "back_params", "page_number", "query_href")
+__all__ = ("MAX_PAGE", "PagerView", "back_params", "page_number", "pager", "query_href")
 
 MAX_PAGE = 1_000_000
 
@@ -41,3 +42,38 @@ def back_params(request: HTMXRequest, back: str, path: str) -> dict[str, str]:
     if parts.path != path:
         return {}
     return {name: values[0] for name, values in parse_qs(parts.query).items()}
+
+
+@dataclass(frozen=True, slots=True)
+class PagerView:
+    """Where a paged list is: page `page` of `pages`, showing entries `first` to `last` (1-based) of
+    `of`, with the addresses of the pages around it (None where there is none)."""
+
+    page: int
+    pages: int
+    first: int
+    last: int
+    of: int
+    first_href: str | None
+    previous_href: str | None
+    next_href: str | None
+    last_href: str | None
+
+
+def pager(*, page: int, pages: int, start: int, shown: int, of: int, href: Callable[[int], str]) -> PagerView | None:
+    """The pager of a list `shown` entries of which, from index `start`, are on page `page`; `href`
+    addresses a page by its number. None for a list that fits on one page."""
+    if pages <= 1:
+        return None
+    earlier, later = page > 1, page < pages
+    return PagerView(
+        page=page,
+        pages=pages,
+        first=start + 1,
+        last=start + shown,
+        of=of,
+        first_href=href(1) if earlier else None,
+        previous_href=href(page - 1) if earlier else None,
+        next_href=href(page + 1) if later else None,
+        last_href=href(pages) if later else None,
+    )

@@ -16,6 +16,7 @@ from urllib.parse import quote, urlencode
 from store import Actor, DigestEntry, Override, memory_forget_verdict
 from store.persistence.registry import Origin
 from web.kit.notices import NoticeView
+from web.kit.paging import PagerView, pager
 from web.kit.views import OptionView, TimeView, time_view
 from web.kit.words import (
     AuthorKind,
@@ -37,7 +38,6 @@ __all__ = (
     "MoreView",
     "OriginView",
     "OverrideView",
-    "PagerView",
     "ProblemView",
     "PromotionConfirmView",
     "PromotionView",
@@ -121,20 +121,6 @@ class MoreView:
     hx_href: str
     next_count: int
     remaining: int
-
-
-@dataclass(frozen=True, slots=True)
-class PagerView:
-    page: int
-    pages: int
-    first: int
-    """1-based positions of the first and last entry on this page, of `of`."""
-    last: int
-    of: int
-    first_href: str | None
-    previous_href: str | None
-    next_href: str | None
-    last_href: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -373,24 +359,11 @@ def _more(group: GroupSelection, query: MemoryQuery) -> MoreView | None:
 
 
 def _pager(group: GroupSelection, query: MemoryQuery) -> PagerView | None:
-    if group.pages <= 1:
-        return None
-    page, pages = group.page, group.pages
-
     def to(number: int) -> str:
         return query.href(page=number, after=None) + f"#group-{group.slug}"
 
-    return PagerView(
-        page=page,
-        pages=pages,
-        first=group.start + 1,
-        last=group.start + len(group.shown),
-        of=len(group.matching),
-        first_href=to(1) if page > 1 else None,
-        previous_href=to(page - 1) if page > 1 else None,
-        next_href=to(page + 1) if page < pages else None,
-        last_href=to(pages) if page < pages else None,
-    )
+    shown, of = len(group.shown), len(group.matching)
+    return pager(page=group.page, pages=group.pages, start=group.start, shown=shown, of=of, href=to)
 
 
 def _filters(selection: Selection) -> FiltersView:
