@@ -13,16 +13,16 @@ import csv
 import io
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, ClassVar
 
 from store import Actor
 from store.domain.wire import AuditEntryWire
 from store.persistence import AUDIT_ACTIONS, AuditEntry
 from web.kit.area import AreaView
 from web.kit.area_words import action_words, scope_label
-from web.kit.paging import page_number, query_href
+from web.kit.paging import ListQuery, page_number
 from web.kit.spreadsheets import neutralise_cell
 from web.kit.views import OptionView, TimeView, time_view
 from web.kit.words import Mention, PersonName, count_words, person_name
@@ -43,9 +43,10 @@ AUDIT_PAGE_SIZE = 100
 
 
 @dataclass(frozen=True, slots=True)
-class AuditQuery:
+class AuditQuery(ListQuery):
     """The filter. Unknown actions and scopes the person does not administer read as no filter."""
 
+    path: ClassVar[str] = "/admin/audit"
     action: str = ""
     scope: str = ""
     who: str = ""
@@ -74,16 +75,14 @@ class AuditQuery:
     def filtered(self) -> bool:
         return bool(self.action or self.scope or self.who or self.key)
 
-    def params(self, **changes: object) -> str:
-        query = replace(self, **changes)  # type: ignore[arg-type]
-        pairs = [
-            ("action", query.action),
-            ("scope", query.scope),
-            ("who", query.who),
-            ("key", query.key),
-            ("page", str(query.page) if query.page > 1 else ""),
+    def pairs(self) -> list[tuple[str, str]]:
+        return [
+            ("action", self.action),
+            ("scope", self.scope),
+            ("who", self.who),
+            ("key", self.key),
+            ("page", str(self.page) if self.page > 1 else ""),
         ]
-        return query_href("", pairs)
 
 
 def filter_entries(
@@ -202,7 +201,6 @@ def audit_page(
     page = min(query.page, pages)
     shown = matching[(page - 1) * AUDIT_PAGE_SIZE : page * AUDIT_PAGE_SIZE]
     labels = {s: scope_label(s, actor).name for s in scopes}
-    export = query.params(page=1)
     return AuditPage(
         area=area,
         rows=tuple(
@@ -235,13 +233,13 @@ def audit_page(
         who=query.who,
         key=query.key,
         filtered=query.filtered,
-        csv_href=f"/admin/audit.csv{export}",
-        json_href=f"/admin/audit.json{export}",
+        csv_href=query.at("/admin/audit.csv", page=1),
+        json_href=query.at("/admin/audit.json", page=1),
         clear_href="/admin/audit",
         page=page,
         pages=pages,
-        previous_href=f"/admin/audit{query.params(page=page - 1)}" if page > 1 else None,
-        next_href=f"/admin/audit{query.params(page=page + 1)}" if page < pages else None,
+        previous_href=query.href(page=page - 1) if page > 1 else None,
+        next_href=query.href(page=page + 1) if page < pages else None,
     )
 
 

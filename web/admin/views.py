@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import ClassVar
 from urllib.parse import quote
 
 from store import MAX_KEY_CHARS, Actor, MemoryRecord
@@ -18,7 +19,7 @@ from store.domain.administration import PinBudget, pin_budget
 from web.kit.area import AreaView
 from web.kit.area_words import ScopeLabel, scope_label, scope_slug
 from web.kit.notices import NoticeView
-from web.kit.paging import PagerView, page_number, pager, query_href
+from web.kit.paging import ListQuery, PagerView, page_number, pager, search_text
 from web.kit.views import OptionView, TimeView, time_view
 from web.kit.words import Mention, count_words, person_name
 
@@ -41,33 +42,27 @@ __all__ = (
 )
 
 PAGE_SIZE = 50
-MAX_QUERY_CHARS = 200
 
 
 @dataclass(frozen=True, slots=True)
-class AdminQuery:
+class AdminQuery(ListQuery):
     """What the page was asked for. A scope the person does not administer reads as no scope filter."""
 
+    path: ClassVar[str] = "/admin"
     text: str = ""
     scope: str = ""
     page: int = 1
 
     @classmethod
     def parse(cls, *, text: str | None = None, scope: str | None = None, page: str | None = None) -> AdminQuery:
-        return cls(
-            text=" ".join((text or "").split())[:MAX_QUERY_CHARS],
-            scope=(scope or "").strip(),
-            page=page_number(page),
-        )
+        return cls(text=search_text(text), scope=(scope or "").strip(), page=page_number(page))
 
     @property
     def filtered(self) -> bool:
         return bool(self.text or self.scope)
 
-    def href(self, **changes: object) -> str:
-        query = replace(self, **changes)  # type: ignore[arg-type]
-        pairs = [("q", query.text), ("scope", query.scope), ("page", str(query.page) if query.page > 1 else "")]
-        return query_href("/admin", pairs)
+    def pairs(self) -> list[tuple[str, str]]:
+        return [("q", self.text), ("scope", self.scope), ("page", str(self.page) if self.page > 1 else "")]
 
 
 @dataclass(frozen=True, slots=True)

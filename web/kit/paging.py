@@ -3,17 +3,30 @@ query of the view a form came back from."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from litestar.plugins.htmx import HTMXRequest
 
 from web.kit.security import safe_next_path
 
-__all__ = ("MAX_PAGE", "PagerView", "back_params", "page_number", "pager", "query_href")
+__all__ = (
+    "MAX_PAGE",
+    "MAX_QUERY_CHARS",
+    "ListQuery",
+    "PagerView",
+    "back_params",
+    "page_number",
+    "pager",
+    "query_href",
+    "search_text",
+)
 
 MAX_PAGE = 1_000_000
+MAX_QUERY_CHARS = 200
 
 
 def page_number(raw: str | None) -> int:
@@ -22,6 +35,33 @@ def page_number(raw: str | None) -> int:
     if not raw or not raw.isascii() or not raw.isdigit():
         return 1
     return MAX_PAGE if len(raw) > len(str(MAX_PAGE)) else max(1, min(int(raw), MAX_PAGE))
+
+
+def search_text(raw: str | None) -> str:
+    """Text typed into a search box as the search uses it: runs of white space as one space, none at
+    either end, at most `MAX_QUERY_CHARS` characters."""
+    return " ".join((raw or "").split())[:MAX_QUERY_CHARS]
+
+
+class ListQuery(ABC):
+    """What a listed view was asked for: a frozen dataclass of its filters and page, whose address is
+    `path` with the `pairs` that have a value as its query. Every list page's query object is one."""
+
+    __slots__ = ()
+    path: ClassVar[str]
+
+    @abstractmethod
+    def pairs(self) -> list[tuple[str, str]]:
+        """The query's names and values in the address's order; an empty value is left out."""
+
+    def href(self, **changes: Any) -> str:
+        """This query's address with `changes` applied; defaults are left out of it."""
+        return self.at(self.path, **changes)
+
+    def at(self, path: str, **changes: Any) -> str:
+        """The same query on another address (a download of the same filtered list)."""
+        changed: ListQuery = replace(self, **changes)  # type: ignore[type-var]
+        return query_href(path, changed.pairs())
 
 
 def query_href(path: str, pairs: Iterable[tuple[str, str]]) -> str:

@@ -27,10 +27,10 @@ import bisect
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, get_args
+from typing import ClassVar, Literal, get_args
 
 from store import Actor, DigestEntry
-from web.kit.paging import page_number, query_href
+from web.kit.paging import MAX_QUERY_CHARS, ListQuery, page_number, search_text
 from web.kit.words import AuthorKind, ScopeWords, author_kind, scope_words
 from web.me.on_file import OnFile
 
@@ -47,7 +47,6 @@ __all__ = (
 )
 
 PAGE_SIZE = 50
-MAX_QUERY_CHARS = 200
 RELATED_LIMIT = 20
 """How many of the closest memories a related search shows, across every group."""
 AUTHOR_KINDS: tuple[AuthorKind, ...] = get_args(AuthorKind)
@@ -55,9 +54,10 @@ Match = Literal["words", "related"]
 
 
 @dataclass(frozen=True, slots=True)
-class MemoryQuery:
+class MemoryQuery(ListQuery):
     """What the person asked the page for. Unknown or malformed values read as "no filter"."""
 
+    path: ClassVar[str] = "/"
     text: str = ""
     group: str = ""
     author: str = ""
@@ -78,7 +78,7 @@ class MemoryQuery:
         match: str | None = None,
     ) -> MemoryQuery:
         query = cls(
-            text=" ".join((text or "").split())[:MAX_QUERY_CHARS],
+            text=search_text(text),
             group=(group or "").strip(),
             author=author if author in AUTHOR_KINDS else "",
             page=page_number(page),
@@ -97,18 +97,15 @@ class MemoryQuery:
         """Whether anything narrows the list (the page number does not)."""
         return bool(self.text or self.group or self.author)
 
-    def href(self, **changes: object) -> str:
-        """This query's address with `changes` applied; defaults are left out of it."""
-        query = replace(self, **changes)  # type: ignore[arg-type]
-        pairs = [
-            ("q", query.text),
-            ("group", query.group),
-            ("author", query.author),
-            ("match", query.match if query.match != "words" else ""),
-            ("page", str(query.page) if query.page > 1 else ""),
-            ("after", query.after or ""),
+    def pairs(self) -> list[tuple[str, str]]:
+        return [
+            ("q", self.text),
+            ("group", self.group),
+            ("author", self.author),
+            ("match", self.match if self.match != "words" else ""),
+            ("page", str(self.page) if self.page > 1 else ""),
+            ("after", self.after or ""),
         ]
-        return query_href("/", pairs)
 
 
 @dataclass(frozen=True, slots=True)
