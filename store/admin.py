@@ -19,6 +19,7 @@ from store.domain.administration import (
     may_preview_person,
     pin_budget,
     preview_audit_scopes,
+    promotion_targets,
 )
 from store.domain.authority import memory_write_verdict
 from store.domain.block import build_memory_block
@@ -263,9 +264,8 @@ class Administration:
         return AdminOutcome("done", record=updated, budget=budget)
 
     async def promotion_targets(self, actor: Actor) -> tuple[str, ...]:
-        """The wider scopes the actor may republish their own entries at."""
-        own = own_scope(actor)
-        return tuple(s for s in await self.administered_scopes(actor) if s != own)
+        """The wider scopes the actor may republish their own entries at (`promotion_targets`)."""
+        return promotion_targets(actor, await self.administered_scopes(actor))
 
     async def promote(self, actor: Actor, memory_id: str, *, scope: str) -> AdminOutcome:
         """Republish one of the actor's own entries at a wider scope they administer. The new record is

@@ -1,5 +1,6 @@
-"""The rules of the elevated area: who administers which scope, the pin budget, and why a preview
-left an entry out. Pure: a deployment's own gate may do I/O, the default one reads roles."""
+"""The rules of the elevated area: who administers which scope, where a person may publish their own
+notes, the pin budget, and why a preview left an entry out. Pure: a deployment's own gate may do I/O,
+the default one reads roles."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
-from store.domain.scopes import GLOBAL_SCOPE
+from store.domain.scopes import GLOBAL_SCOPE, own_scope
 from store.domain.types import Actor, DigestEntry, MemoryDigest, MemoryRecord
 
 __all__ = (
@@ -19,6 +20,7 @@ __all__ = (
     "may_preview_person",
     "pin_budget",
     "preview_audit_scopes",
+    "promotion_targets",
 )
 
 
@@ -48,6 +50,14 @@ class RoleGate:
 
     async def may_preview(self, actor: Actor) -> bool:
         return self.support_role in actor.roles
+
+
+def promotion_targets(actor: Actor, administered: Iterable[str]) -> tuple[str, ...]:
+    """Where `actor` may republish their own notes: the scopes they administer (`administered`, in its
+    order: narrowest first) except their own, where the note already is. Nowhere for someone who
+    administers nothing."""
+    own = own_scope(actor)
+    return tuple(scope for scope in administered if scope != own)
 
 
 @dataclass(frozen=True, slots=True)

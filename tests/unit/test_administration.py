@@ -12,6 +12,7 @@ from store.domain.administration import (
     may_preview_person,
     pin_budget,
     preview_audit_scopes,
+    promotion_targets,
 )
 from tests.builders import SCOPES, make_record
 
@@ -46,6 +47,24 @@ async def test_role_names_are_configurable() -> None:
     gate = RoleGate(admin_role="berlin-admins")
 
     assert await gate.administers(Actor("x", "berlin", ("berlin-admins",)), "tenant:berlin")
+
+
+@pytest.mark.parametrize(
+    ("actor", "administered", "targets"),
+    [
+        (Actor("lena", "berlin"), ("tenant:berlin",), ("tenant:berlin",)),
+        (Actor("gil", "berlin"), ("tenant:berlin", "global"), ("tenant:berlin", "global")),  # narrowest first, kept
+        (Actor("lena", "berlin"), ("actor:lena", "tenant:berlin"), ("tenant:berlin",)),  # never their own scope
+        (Actor("lena", "berlin"), ("actor:lena",), ()),  # a gate that hands them only their own: nowhere
+        (Actor("lena", "berlin"), ("actor:ada", "global"), ("actor:ada", "global")),  # someone else's is not theirs
+        (Actor("ada", "berlin"), (), ()),  # administers nothing
+    ],
+    ids=["tenant-admin", "two-scopes", "own-scope-left-out", "only-own", "another-persons-scope", "nothing"],
+)
+def test_a_person_may_publish_their_notes_where_they_administer_except_their_own_scope(
+    actor: Actor, administered: tuple[str, ...], targets: tuple[str, ...]
+) -> None:
+    assert promotion_targets(actor, administered) == targets
 
 
 def test_the_pin_budget_counts_pinned_keys_at_the_scope_and_warns_past_the_ceiling() -> None:
