@@ -38,6 +38,7 @@ from web.kit.errors import (
     method_not_allowed_handler,
     not_found_handler,
 )
+from web.kit.identity.elevation import provide_elevation
 from web.kit.identity.oidc import OidcClient, TransactionSealer
 from web.kit.identity.viewer import provide_viewer
 from web.kit.json_bodies import log_refused_body, refuse_unfit_body
@@ -192,6 +193,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             "oidc": Provide(lambda: oidc, sync_to_thread=False),
             "sealer": Provide(lambda: sealer, sync_to_thread=False),
             "viewer": Provide(provide_viewer),
+            "elevation": Provide(provide_elevation),
         },
         lifespan=[lifespan],
         before_request=before_request,

@@ -36,8 +36,9 @@ from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
 from litestar.response import Redirect, Template
 
 from store import DigestEntry, ForgetOutcome, ScopeContext, forget_memory, own_scope
+from store.domain.administration import promotion_targets
 from store.memory import related_keys
-from web.kit.identity.elevation import ROLES_UNCONFIRMED, elevation_of
+from web.kit.identity.elevation import ROLES_UNCONFIRMED, Elevation
 from web.kit.identity.sessions import Viewer
 from web.kit.notices import NoticeView
 from web.kit.security import safe_next_path
@@ -91,6 +92,7 @@ async def memories(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     q: Annotated[str | None, QueryParameter(name="q", description="Text to find in keys and facts.")] = None,
     match: Annotated[str | None, QueryParameter(name="match", description="words (default) or related.")] = None,
     group: Annotated[str | None, QueryParameter(name="group", description="Only this group.")] = None,
@@ -102,7 +104,7 @@ async def memories(
     target = request.htmx.target if request.htmx and not request.htmx.history_restore_request else None
     now = _now()
     notice = None if target else NOTICES.read(services, viewer, request.cookies.get(NOTICES.name), now)
-    view = await _page(services, viewer, await on_file(services, viewer.actor), query, now, notice)
+    view = await _page(services, viewer, elevation, await on_file(services, viewer.actor), query, now, notice)
     if target is None:
         cookies = [NOTICES.cleared()] if NOTICES.name in request.cookies else []
         return Template("me/index.html", context={"page": view}, headers=_HEADERS, cookies=cookies)
@@ -120,6 +122,7 @@ async def forget_on_page(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
@@ -131,7 +134,7 @@ async def forget_on_page(
         problem = _forget_problem(outcome, entry, viewer)
         if problem.status == 404:
             # `before` is the list now, unless the memory went between reading it and forgetting
-            return await _gone(request, services, viewer, query, problem, before if entry is None else None)
+            return await _gone(request, services, viewer, elevation, query, problem, before if entry is None else None)
         return _problem(request, viewer, query, problem)
     notice = NoticeView(
         kind="forgotten",
@@ -144,7 +147,7 @@ async def forget_on_page(
     after = OnFile(before.scopes, tuple(e for e in before.entries if e is not entry))
     if entry.overrides:
         after = await on_file(services, viewer.actor)
-    view = await _page(services, viewer, after, query, now, notice)
+    view = await _page(services, viewer, elevation, after, query, now, notice)
     if entry.overrides or query.related or not any(g.entries for g in view.groups if g.slug == "you"):
         return HTMXTemplate(
             template_name="me/_changed.html",
@@ -158,7 +161,11 @@ async def forget_on_page(
 
 @post("/memories/undo", name="undo_forget", status_code=200, include_in_schema=False)
 async def undo_forget(
-    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], data: Form
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
+    data: Form,
 ) -> Template | Redirect:
     query, now = _back(request, data.back), _now()
     outcome = await restore_forgotten(services, viewer, data.token, now)
@@ -168,7 +175,7 @@ async def undo_forget(
     if not request.htmx:
         return Redirect(query.href(), status_code=303, cookies=[NOTICES.sealed(services, viewer, notice, now)])
     found = await on_file(services, viewer.actor)
-    view = await _page(services, viewer, found, query, now, notice)
+    view = await _page(services, viewer, elevation, found, query, now, notice)
     own = own_scope(viewer.actor)
     restored = next((e.record.id for e in found.entries if e.key == outcome.key and e.scope == own), "")
     # The focus goes to the restored entry, or to the notice when the entry is not on this page.
@@ -182,6 +189,7 @@ async def memory_row(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     memory_id: FromPath[str],
     back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
 ) -> Template | Redirect:
@@ -190,12 +198,11 @@ async def memory_row(
     found = await on_file(services, viewer.actor)
     entry = next((e for e in found.entries if e.record.id == memory_id), None)
     if entry is None:
-        return await _gone(
-            request, services, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE), found
-        )
+        problem = _Problem(404, "That memory isn't on file for you", _GONE)
+        return await _gone(request, services, viewer, elevation, query, problem, found)
     if not request.htmx:
         return Redirect(f"{query.href()}#entry-{memory_id}", status_code=303)
-    row = await _row(services, viewer, found, entry, query)
+    row = await _row(services, viewer, elevation, found, entry, query)
     page = RowPage(csrf_token=viewer.csrf_token, back=query.href())
     return Template("me/_entry.html", context={"page": page, "entry": row}, headers=_HEADERS)
 
@@ -205,6 +212,7 @@ async def confirm_promotion(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     memory_id: FromPath[str],
     at: Annotated[str, QueryParameter(name="scope", description="The scope to publish at.")] = "",
     back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
@@ -215,10 +223,9 @@ async def confirm_promotion(
     own = own_scope(viewer.actor)
     entry = next((e for e in found.entries if e.record.id == memory_id and e.scope == own), None)
     if entry is None:
-        return await _gone(
-            request, services, viewer, query, _Problem(404, "That memory isn't on file for you", _GONE), found
-        )
-    if at not in await _promotion_targets(services, viewer):
+        problem = _Problem(404, "That memory isn't on file for you", _GONE)
+        return await _gone(request, services, viewer, elevation, query, problem, found)
+    if at not in _promotion_targets(viewer, elevation):
         reason = (
             "You can publish your own notes only for people whose shared facts you administer."
             if viewer.roles_confirmed
@@ -226,7 +233,7 @@ async def confirm_promotion(
         )
         return _problem(request, viewer, query, _Problem(403, "That can't be published there", reason))
     confirm = PromotionConfirmView(
-        entry=await _row(services, viewer, found, entry, query),
+        entry=await _row(services, viewer, elevation, found, entry, query),
         scope=at,
         audience=scope_words(at, viewer.actor).held_for,
         back=query.href(),
@@ -242,6 +249,7 @@ async def promote_on_page(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
@@ -255,7 +263,7 @@ async def promote_on_page(
             problem = _Problem(status, "That can't be published", "Publishing it there was refused.", outcome.reason)
             return _problem(request, viewer, query, problem)
         problem = _Problem(404, "That memory isn't on file for you", outcome.reason)
-        return await _gone(request, services, viewer, query, problem)
+        return await _gone(request, services, viewer, elevation, query, problem)
     audience = scope_words(outcome.record.scope, viewer.actor).held_for
     notice = NoticeView(
         kind="published",
@@ -264,7 +272,7 @@ async def promote_on_page(
     )
     if not request.htmx:
         return Redirect(query.href(), status_code=303, cookies=[NOTICES.sealed(services, viewer, notice, now)])
-    view = await _page(services, viewer, await on_file(services, viewer.actor), query, now, notice)
+    view = await _page(services, viewer, elevation, await on_file(services, viewer.actor), query, now, notice)
     return HTMXTemplate(
         template_name="me/_changed.html",
         context={"page": view},
@@ -275,14 +283,19 @@ async def promote_on_page(
 
 
 async def _page(
-    services: Services, viewer: Viewer, found: OnFile, query: MemoryQuery, now: datetime, notice: NoticeView | None
+    services: Services,
+    viewer: Viewer,
+    elevation: Elevation,
+    found: OnFile,
+    query: MemoryQuery,
+    now: datetime,
+    notice: NoticeView | None,
 ) -> MemoriesPage:
     """Select what to show (for a related search, the store's ranking picks and orders it), ask the
     registry about those entries' origins only, and word it."""
     ctx = ScopeContext(actor=viewer.actor)
     related = await related_keys(services.memory, ctx, query.text, RELATED_LIMIT) if query.related else ()
     selection = select_entries(found, viewer.actor, query, related)
-    elevation = await elevation_of(services, viewer)
     area_href = "/admin" if elevation.administers else "/support/preview" if elevation.may_preview else ""
     shown = selection.shown()
     return memories_page(
@@ -295,12 +308,14 @@ async def _page(
         csrf_token=viewer.csrf_token,
         names=await services.people.names_of(stated_by(shown, viewer.actor)),
         notice=notice,
-        promotion_targets=await _promotion_targets(services, viewer),
+        promotion_targets=_promotion_targets(viewer, elevation),
         area_href=area_href,
     )
 
 
-async def _row(services: Services, viewer: Viewer, found: OnFile, entry: DigestEntry, query: MemoryQuery) -> EntryView:
+async def _row(
+    services: Services, viewer: Viewer, elevation: Elevation, found: OnFile, entry: DigestEntry, query: MemoryQuery
+) -> EntryView:
     return entry_view(
         select_entries(found, viewer.actor, query),
         viewer.actor,
@@ -309,15 +324,14 @@ async def _row(services: Services, viewer: Viewer, found: OnFile, entry: DigestE
         now=_now(),
         conversation_url=services.settings.conversation_url,
         names=await services.people.names_of(stated_by([entry], viewer.actor)),
-        promotion_targets=await _promotion_targets(services, viewer),
+        promotion_targets=_promotion_targets(viewer, elevation),
     )
 
 
-async def _promotion_targets(services: Services, viewer: Viewer) -> tuple[str, ...]:
-    """Where the viewer may publish their own notes: nowhere while their roles are unconfirmed."""
-    if not viewer.roles_confirmed:
-        return ()
-    return await services.admin.promotion_targets(viewer.actor)
+def _promotion_targets(viewer: Viewer, elevation: Elevation) -> tuple[str, ...]:
+    """Where the viewer may publish their own notes, from the elevation the request already resolved:
+    nowhere while their roles are unconfirmed (they administer nothing then)."""
+    return promotion_targets(viewer.actor, elevation.scopes)
 
 
 class _Problem(NamedTuple):
@@ -348,6 +362,7 @@ async def _gone(
     request: HTMXRequest,
     services: Services,
     viewer: Viewer,
+    elevation: Elevation,
     query: MemoryQuery,
     problem: _Problem,
     found: OnFile | None = None,
@@ -358,7 +373,7 @@ async def _gone(
     if not request.htmx:
         return _problem(request, viewer, query, problem)
     found = found or await on_file(services, viewer.actor)
-    view = await _page(services, viewer, found, query, _now(), None)
+    view = await _page(services, viewer, elevation, found, query, _now(), None)
     return _problem(request, viewer, query, problem, refreshed=view)
 
 

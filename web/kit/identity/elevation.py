@@ -1,18 +1,22 @@
 """What the gate lets a signed-in person do beyond their own page: administer scopes, preview prompts.
 
 Whether a person administers anything, or may preview prompts, is `store.admin`'s answer (through the
-deployment's gate); this module only asks. Every audience asks it: the personal page (for the way into
-the elevated area, and for publishing one's own notes), the elevated area and support.
+deployment's gate); this module only asks, once a request: the `elevation` dependency
+(`provide_elevation`) is resolved before the handler and handed to it, and to whatever it calls.
+Every audience asks it: the personal page (for the way into the elevated area, and for publishing
+one's own notes), the elevated area and support.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from litestar.di import NamedDependency
+
 from web.kit.identity.sessions import Viewer
 from web.services import Services
 
-__all__ = ("ROLES_UNCONFIRMED", "Elevation", "elevation_of")
+__all__ = ("ROLES_UNCONFIRMED", "Elevation", "elevation_of", "provide_elevation")
 
 ROLES_UNCONFIRMED = (
     "Your organisation's sign-in service could not confirm your roles just now, so nothing administrative "
@@ -43,3 +47,9 @@ async def elevation_of(services: Services, viewer: Viewer) -> Elevation:
         return Elevation(scopes=(), may_preview=False, roles_unconfirmed=True)
     admin, actor = services.admin, viewer.actor
     return Elevation(scopes=await admin.administered_scopes(actor), may_preview=await admin.may_preview(actor))
+
+
+async def provide_elevation(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Elevation:
+    """Once a request: the viewer's elevation (the scopes they administer, whether they may preview),
+    for every handler that shows or uses it."""
+    return await elevation_of(services, viewer)
