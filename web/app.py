@@ -22,14 +22,12 @@ from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
 from store.persistence.outage import DATABASE_ERROR_TYPES
-from web.admin.actions import confirm_delete, delete_fact, edit_fact, edit_form, pin_fact
 from web.admin.api import admin_api_router
-from web.admin.audit import audit_download_csv, audit_download_json, audit_trail
-from web.admin.pages import fact_row, publish_fact, shared_facts
-from web.admin.people import confirm_erasure, erase_person, people
+from web.admin.routes import admin_pages_router
 from web.agent.api import agent_router, bearer_scheme
 from web.auth.routes import callback, login, logout, signed_out
 from web.housekeeping import pruning_every
+from web.kit.area import not_elevated_page
 from web.kit.errors import (
     LoginRequiredError,
     csrf_refusal,
@@ -38,7 +36,7 @@ from web.kit.errors import (
     method_not_allowed_handler,
     not_found_handler,
 )
-from web.kit.identity.elevation import provide_elevation
+from web.kit.identity.elevation import NotElevatedError, provide_elevation
 from web.kit.identity.oidc import OidcClient, TransactionSealer
 from web.kit.identity.viewer import provide_viewer
 from web.kit.json_bodies import log_refused_body, refuse_unfit_body
@@ -64,7 +62,7 @@ from web.me.readback import delete_memory, list_memories
 from web.openapi_document import REQUEST_BODIES, SCHEMA_PATH, ExactBodiesJsonRenderPlugin, names_nothing_in_the_schema
 from web.services import Services, open_services
 from web.settings import Settings
-from web.support.preview import preview_api, preview_page, show_preview
+from web.support.preview import support_router
 
 __all__ = ("PROJECT_ROOT", "create_app")
 
@@ -166,24 +164,9 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             confirm_promotion,
             promote_on_page,
             memory_row,
-            shared_facts,
-            publish_fact,
-            fact_row,
-            edit_form,
-            edit_fact,
-            confirm_delete,
-            delete_fact,
-            pin_fact,
-            audit_trail,
-            people,
-            confirm_erasure,
-            erase_person,
-            audit_download_csv,
-            audit_download_json,
+            admin_pages_router,
             admin_api_router,
-            preview_page,
-            show_preview,
-            preview_api,
+            support_router,
             agent_router,
             metrics,
             create_static_files_router(path="/static", directories=[PROJECT_ROOT / "static"], name="static"),
@@ -201,6 +184,8 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
         before_send=[security_headers_hook(headers)],
         exception_handlers={
             LoginRequiredError: login_required_handler,
+            # A part of the elevated area refusing someone: its 403 page (the JSON APIs answer their own).
+            NotElevatedError: not_elevated_page,
             # People meet an unknown address or a form's target as a page; the JSON routes keep JSON.
             404: not_found_handler,
             405: method_not_allowed_handler,
@@ -233,7 +218,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
         # costs a new run more than writing the line.
         logging_config=LoggingConfig(
             log_exceptions="always",
-            disable_stack_trace={LoginRequiredError, 400, 401, 403, 404, 405, 409, 410, 413, 415},
+            disable_stack_trace={LoginRequiredError, NotElevatedError, 400, 401, 403, 404, 405, 409, 410, 413, 415},
             root={"handlers": ["console"], "level": "INFO"},
             loggers={"litestar": {"level": "INFO", "handlers": ["console"], "propagate": False}},
         ),

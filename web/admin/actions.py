@@ -23,8 +23,8 @@ from web.admin.pages import (
     query_from,
 )
 from web.admin.views import EditFormView
-from web.kit.area import NO_STORE, forbidden
-from web.kit.identity.elevation import elevation_of
+from web.kit.area import NO_STORE
+from web.kit.identity.elevation import Elevation
 from web.kit.identity.sessions import Viewer
 from web.services import Services
 
@@ -33,9 +33,15 @@ __all__ = ("confirm_delete", "delete_fact", "edit_fact", "edit_form", "pin_fact"
 
 @get("/admin/facts/{memory_id:str}/edit", name="admin_edit_form", include_in_schema=False)
 async def edit_form(
-    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], memory_id: FromPath[str]
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
+    memory_id: FromPath[str],
 ) -> Template:
-    return await _step(request, services, viewer, memory_id, "edit", back=_back(request), text=None, error="")
+    return await _step(
+        request, services, viewer, elevation, memory_id, "edit", back=_back(request), text=None, error=""
+    )
 
 
 @post("/admin/facts/{memory_id:str}/edit", name="admin_edit", status_code=200, include_in_schema=False)
@@ -43,16 +49,22 @@ async def edit_fact(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return forbidden(request, viewer, elevation, "facts")
     outcome = await services.admin.edit(viewer.actor, memory_id, text=data.text)
     if outcome.status == "invalid":
         return await _step(
-            request, services, viewer, memory_id, "edit", back=data.back, text=data.text, error=outcome.reason
+            request,
+            services,
+            viewer,
+            elevation,
+            memory_id,
+            "edit",
+            back=data.back,
+            text=data.text,
+            error=outcome.reason,
         )
     return await outcome_response(
         request, services, viewer, elevation, query_from(request, data.back), outcome, "Saved"
@@ -61,9 +73,15 @@ async def edit_fact(
 
 @get("/admin/facts/{memory_id:str}/delete", name="admin_confirm_delete", include_in_schema=False)
 async def confirm_delete(
-    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], memory_id: FromPath[str]
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
+    memory_id: FromPath[str],
 ) -> Template:
-    return await _step(request, services, viewer, memory_id, "delete", back=_back(request), text=None, error="")
+    return await _step(
+        request, services, viewer, elevation, memory_id, "delete", back=_back(request), text=None, error=""
+    )
 
 
 @post("/admin/facts/{memory_id:str}/delete", name="admin_delete", status_code=200, include_in_schema=False)
@@ -71,12 +89,10 @@ async def delete_fact(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return forbidden(request, viewer, elevation, "facts")
     outcome = await services.admin.retire(viewer.actor, memory_id)
     return await outcome_response(
         request, services, viewer, elevation, query_from(request, data.back), outcome, "Deleted"
@@ -88,13 +104,11 @@ async def pin_fact(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
     """`pinned=true` makes the fact always on, anything else takes that away."""
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return forbidden(request, viewer, elevation, "facts")
     pinned = data.pinned == "true"
     outcome = await services.admin.pin(viewer.actor, memory_id, pinned=pinned)
     done = "Now always on" if pinned else "No longer always on"
@@ -105,6 +119,7 @@ async def _step(
     request: HTMXRequest,
     services: Services,
     viewer: Viewer,
+    elevation: Elevation,
     memory_id: str,
     step: Literal["edit", "delete"],
     *,
@@ -114,9 +129,6 @@ async def _step(
 ) -> Template:
     """The edit form or the delete confirmation for one fact: a page, or for htmx the row's replacement.
     An invalid edit comes back here with what was typed and why it was refused (400 as a page)."""
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, back)
     view, fact = await page_and_fact(services, viewer, elevation, query, memory_id)
     if fact is None:

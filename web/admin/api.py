@@ -5,6 +5,11 @@ read-back API). Answers: the record (201 when published); 403 with `{"error": re
 the verdict's reason, or that the caller administers nothing; 404 with one body for an id that is
 unknown or held at a scope the caller does not administer; 400 for invalid input (empty, too long,
 not one line), with a message saying which.
+
+Every endpoint takes `elevation`, which the router provides only to someone who administers a scope
+(`administrators_only`; `web.kit.session_api` answers anyone else). Publishing asks less
+(`confirmed_roles_only`): a scope the person does not administer is refused by the store's verdict,
+which names it.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Annotated, Any
 
 import msgspec
 from litestar import Response, Router, delete, post, put
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body, PathParameter
@@ -21,7 +26,7 @@ from litestar.params import Body, PathParameter
 from store.admin import NOT_ADMINISTERED, AdminOutcome
 from store.domain.administration import PinBudget
 from store.domain.wire import record_wire
-from web.kit.identity.elevation import ROLES_UNCONFIRMED, elevation_of
+from web.kit.identity.elevation import Elevation, administrators_only, confirmed_roles_only
 from web.kit.identity.sessions import Viewer
 from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
 from web.kit.wire import NOT_JSON, ProblemOut, RecordOut
@@ -96,19 +101,6 @@ def _answer(outcome: AdminOutcome, status: int = 200) -> Response[Any]:
     return Response(ProblemOut(outcome.reason or NOT_ADMINISTERED), status_code=code)
 
 
-async def _not_elevated(services: Services, viewer: Viewer) -> Response[Any] | None:
-    elevation = await elevation_of(services, viewer)
-    if elevation.administers:
-        return None
-    if elevation.roles_unconfirmed:
-        return Response(ProblemOut(ROLES_UNCONFIRMED), status_code=403)
-    reason = (
-        f"{viewer.actor.id} administers no scope: changing shared facts needs someone who administers "
-        "the scope they are held at."
-    )
-    return Response(ProblemOut(reason), status_code=403)
-
-
 _REFUSED = ResponseSpec(
     ProblemOut,
     description="Refused, with the verdict's reason",
@@ -133,10 +125,12 @@ _NOT_FOUND = ResponseSpec(
     ),
     status_code=201,
     responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 415: NOT_JSON},
+    dependencies={"elevation": Provide(confirmed_roles_only)},
 )
 async def create_shared(
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     data: Annotated[
         SharedMemoryIn,
         Body(
@@ -154,8 +148,6 @@ async def create_shared(
         ),
     ],
 ) -> Response[SharedMemoryOut | ProblemOut]:
-    if not viewer.roles_confirmed:  # the verdict would say why the scope is not theirs; this is why
-        return Response(ProblemOut(ROLES_UNCONFIRMED), status_code=403)
     outcome = await services.admin.publish(
         viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=data.pinned
     )
@@ -171,11 +163,10 @@ async def create_shared(
 async def edit_shared(
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     memory_id: MemoryId,
     data: Annotated[TextIn, Body(examples=[Example(value={"text": "answer formally, in full sentences"})])],
 ) -> Response[SharedMemoryOut | ProblemOut]:
-    if refused := await _not_elevated(services, viewer):
-        return refused
     return _answer(await services.admin.edit(viewer.actor, memory_id, text=data.text))
 
 
@@ -187,10 +178,11 @@ async def edit_shared(
     responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 404: _NOT_FOUND},
 )
 async def delete_shared(
-    services: NamedDependency[Services], viewer: NamedDependency[Viewer], memory_id: MemoryId
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
+    memory_id: MemoryId,
 ) -> Response[DeletedOut | ProblemOut]:
-    if refused := await _not_elevated(services, viewer):
-        return refused
     outcome = await services.admin.retire(viewer.actor, memory_id)
     if not outcome.ok or outcome.record is None:
         return _answer(outcome)
@@ -221,11 +213,10 @@ async def delete_shared(
 async def pin_shared(
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     memory_id: MemoryId,
     data: Annotated[PinIn, Body(examples=[Example(value={"pinned": True})])],
 ) -> Response[SharedMemoryOut | ProblemOut]:
-    if refused := await _not_elevated(services, viewer):
-        return refused
     return _answer(await services.admin.pin(viewer.actor, memory_id, pinned=data.pinned))
 
 
@@ -234,5 +225,6 @@ admin_api_router = Router(
     route_handlers=[create_shared, edit_shared, delete_shared, pin_shared],
     tags=["administration"],
     security=SESSION_SECURITY,
+    dependencies={"elevation": Provide(administrators_only)},
     exception_handlers=API_EXCEPTIONS,
 )

@@ -18,8 +18,8 @@ from litestar.response import Template
 from store.domain.wire import AuditEntryWire
 from store.persistence import AuditEntry
 from web.admin.audit_views import AuditQuery, audit_csv, audit_json, audit_page, filter_entries, people_named
-from web.kit.area import NO_STORE, area_view, forbidden
-from web.kit.identity.elevation import Elevation, elevation_of
+from web.kit.area import NO_STORE, area_view
+from web.kit.identity.elevation import Elevation
 from web.kit.identity.sessions import Viewer
 from web.kit.spreadsheets import CSV_MEDIA_TYPE, for_spreadsheets
 from web.services import Services
@@ -38,15 +38,13 @@ async def audit_trail(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     action: Action = None,
     in_scope: Scope = None,
     who: Who = None,
     key: Key = None,
     page: Page = None,
 ) -> Template:
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return forbidden(request, viewer, elevation, "audit")
     query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key, page=page)
     entries = await services.admin.audit_entries(viewer.actor)
     view = audit_page(
@@ -63,17 +61,16 @@ async def audit_trail(
 
 @get("/admin/audit.csv", name="admin_audit_csv", include_in_schema=False)
 async def audit_download_csv(
-    request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     action: Action = None,
     in_scope: Scope = None,
     who: Who = None,
     key: Key = None,
-) -> Response[str] | Template:
-    found = await _filtered(services, viewer, AuditQuery.parse(action=action, scope=in_scope, who=who, key=key))
-    if isinstance(found, Elevation):
-        return forbidden(request, viewer, found, "audit")
+) -> Response[str]:
+    query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key)
+    found = await _filtered(services, viewer, elevation, query)
     return Response(
         for_spreadsheets(audit_csv(found)),
         media_type=CSV_MEDIA_TYPE,
@@ -83,26 +80,22 @@ async def audit_download_csv(
 
 @get("/admin/audit.json", name="admin_audit_json", include_in_schema=False)
 async def audit_download_json(
-    request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     action: Action = None,
     in_scope: Scope = None,
     who: Who = None,
     key: Key = None,
-) -> Response[list[AuditEntryWire]] | Template:
-    found = await _filtered(services, viewer, AuditQuery.parse(action=action, scope=in_scope, who=who, key=key))
-    if isinstance(found, Elevation):
-        return forbidden(request, viewer, found, "audit")
+) -> Response[list[AuditEntryWire]]:
+    query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key)
+    found = await _filtered(services, viewer, elevation, query)
     return Response(audit_json(found), headers={**NO_STORE, "Content-Disposition": _attachment("json")})
 
 
-async def _filtered(services: Services, viewer: Viewer, query: AuditQuery) -> list[AuditEntry] | Elevation:
-    """The filtered trail, or the person's elevation when it is not enough to see any of it. Names are
-    asked for only when the filter looks for who did it: a download holds ids."""
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return elevation
+async def _filtered(services: Services, viewer: Viewer, elevation: Elevation, query: AuditQuery) -> list[AuditEntry]:
+    """The filtered trail. Names are asked for only when the filter looks for who did it: a download
+    holds ids."""
     entries = await services.admin.audit_entries(viewer.actor)
     names = await services.people.names_of(e.who for e in entries) if query.who else {}
     return filter_entries(entries, query, elevation.scopes, names)

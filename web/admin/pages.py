@@ -9,7 +9,8 @@ Every handler works as a plain form or link first; with htmx the same URL answer
 - `GET /admin/facts/{id}` answers one row (htmx: "cancel" on an edit or a delete); a browser is sent to
   the row on the list.
 
-Nobody without an administered scope gets anything here but the 403 page saying why.
+Nobody without an administered scope gets anything here but the 403 page saying why: the area's
+router provides `elevation` only to someone who administers a scope (`web.admin.routes`).
 """
 
 from __future__ import annotations
@@ -39,9 +40,9 @@ from web.admin.views import (
     find_fact,
     writers,
 )
-from web.kit.area import NO_STORE, area_view, forbidden
+from web.kit.area import NO_STORE, area_view
 from web.kit.area_words import scope_label
-from web.kit.identity.elevation import Elevation, elevation_of
+from web.kit.identity.elevation import Elevation
 from web.kit.identity.sessions import Viewer
 from web.kit.notices import NoticeCookie, NoticeView
 from web.kit.paging import back_params
@@ -86,13 +87,11 @@ async def shared_facts(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     q: Annotated[str | None, QueryParameter(name="q", description="Text to find in keys and facts.")] = None,
     in_scope: Annotated[str | None, QueryParameter(name="scope", description="Only this scope.")] = None,
     page: Annotated[str | None, QueryParameter(name="page", description="The scope's page, from 1.")] = None,
 ) -> Template:
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return forbidden(request, viewer, elevation, "facts")
     query = AdminQuery.parse(text=q, scope=in_scope, page=page)
     htmx = bool(request.htmx) and not request.htmx.history_restore_request
     notice = None if htmx else NOTICES.read(services, viewer, request.cookies.get(NOTICES.name), now())
@@ -105,11 +104,12 @@ async def shared_facts(
 
 @post("/admin/facts", name="admin_publish", status_code=200, include_in_schema=False)
 async def publish_fact(
-    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], data: Form
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
+    data: Form,
 ) -> Template | Redirect:
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, data.back)
     outcome = await services.admin.publish(
         viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=bool(data.pinned)
@@ -142,11 +142,12 @@ async def publish_fact(
 
 @get("/admin/facts/{memory_id:str}", name="admin_fact", include_in_schema=False)
 async def fact_row(
-    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer], memory_id: FromPath[str]
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
+    memory_id: FromPath[str],
 ) -> Template | Redirect:
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return forbidden(request, viewer, elevation, "facts")
     query = query_from(request, "/admin")
     view, fact = await page_and_fact(services, viewer, elevation, query, memory_id)
     if fact is None:

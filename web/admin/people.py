@@ -18,8 +18,8 @@ from litestar.response import Redirect, Template
 from store import Actor
 from store.admin import PEOPLE_SHOWN
 from web.admin.problems import ProblemView, problem
-from web.kit.area import NO_STORE, AreaView, area_view, forbidden
-from web.kit.identity.elevation import Elevation, elevation_of
+from web.kit.area import NO_STORE, AreaView, area_view
+from web.kit.identity.elevation import Elevation
 from web.kit.identity.sessions import Viewer
 from web.kit.words import PersonName, person_name
 from web.services import Services
@@ -90,11 +90,9 @@ async def people(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     person: Annotated[str | None, QueryParameter(name="person", description="Find this person by id.")] = None,
 ) -> Template:
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return forbidden(request, viewer, elevation, "people")
     sought = person.strip() if person else ""
     found = await services.admin.erasable_people(viewer.actor, person=sought or None)
     names = await services.people.names_of(p.id for p in found.people)
@@ -112,6 +110,7 @@ async def confirm_erasure(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     person: PersonId = None,
     person_id: FromPath[str | None] = None,
 ) -> Template | Redirect:
@@ -120,9 +119,6 @@ async def confirm_erasure(
     if person_id is not None:
         return Redirect(path=erase_href(person_id))
     person_id = person or ""
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return forbidden(request, viewer, elevation, "people")
     found = await _erasable(services, viewer, person_id)
     if found is None:
         return _not_found(request, viewer, elevation, person_id)
@@ -140,17 +136,17 @@ async def erase_person(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     person: PersonId = None,
     person_id: FromPath[str | None] = None,
 ) -> Template:
     """The erasure, for `?person=` (a confirmation rendered before, posting to the id in the path, still works)."""
-    return await _erase(request, services, viewer, person_id if person_id is not None else person or "")
+    return await _erase(request, services, viewer, elevation, person_id if person_id is not None else person or "")
 
 
-async def _erase(request: HTMXRequest, services: Services, viewer: Viewer, person_id: str) -> Template:
-    elevation = await elevation_of(services, viewer)
-    if not elevation.administers:
-        return forbidden(request, viewer, elevation, "people")
+async def _erase(
+    request: HTMXRequest, services: Services, viewer: Viewer, elevation: Elevation, person_id: str
+) -> Template:
     person = await _erasable(services, viewer, person_id)
     # Their name goes with them: the page saying so is the last to name them.
     names = {} if person is None else await services.people.names_of([person.id])

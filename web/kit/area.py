@@ -1,20 +1,24 @@
 """What every page of the elevated area shares (the shared facts, the audit trail, people, and support's
 prompt preview): its navigation, its layout's parts, and its refusal of someone who may not use a part.
 
-Who may use which part is `web.kit.identity.elevation`'s answer; this module only shows it.
+Who may use which part is `web.kit.identity.elevation`'s answer; this module only shows it. A part's
+requirement refuses with `NotElevatedError` before its handler runs, and `not_elevated_page` (the
+application's handler of it) answers the 403 page saying why.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
-from litestar.plugins.htmx import HTMXRequest
+from litestar import Request
+from litestar.datastructures import State
+from litestar.plugins.htmx import HTMXDetails
 from litestar.response import Template
 
 from web.kit.errors import ErrorView, current_page, error_answer
-from web.kit.identity.elevation import Elevation
+from web.kit.identity.elevation import Elevation, Need, NotElevatedError
 from web.kit.identity.sessions import Viewer
 
 __all__ = (
@@ -24,6 +28,7 @@ __all__ = (
     "Section",
     "area_view",
     "forbidden",
+    "not_elevated_page",
 )
 
 Section = Literal["facts", "audit", "people", "preview"]
@@ -69,7 +74,12 @@ def area_view(viewer: Viewer, elevation: Elevation, current: Section | None) -> 
     )
 
 
-def forbidden(request: HTMXRequest, viewer: Viewer, elevation: Elevation, section: Section) -> Template:
+def not_elevated_page(request: Request[Any, Any, State], error: NotElevatedError) -> Template:
+    """The application's answer to a part's requirement refusing someone (`forbidden`)."""
+    return forbidden(request, error.viewer, error.elevation, error.need)
+
+
+def forbidden(request: Request[Any, Any, State], viewer: Viewer, elevation: Elevation, need: Need) -> Template:
     """The 403 page for a part of the area the person may not use, saying why and what they may use;
     for htmx (a role taken away while the page was open) the same reason as a notice."""
     if elevation.roles_unconfirmed:
@@ -79,7 +89,7 @@ def forbidden(request: HTMXRequest, viewer: Viewer, elevation: Elevation, sectio
             "it could not confirm your roles, so nothing was shown or changed. Your own page still works; try "
             "again in a few minutes, and if this goes on, sign out and sign in again."
         )
-    elif section == "preview":
+    elif need == "preview":
         heading = "The prompt preview is for support staff"
         reason = (
             "Previewing exactly what the assistant is told about a person needs the support role. "
@@ -94,7 +104,8 @@ def forbidden(request: HTMXRequest, viewer: Viewer, elevation: Elevation, sectio
             "not administer any scope, so nothing was shown or changed. If you should, ask whoever manages "
             "your organisation's sign-in for the administrator role."
         )
-    if request.htmx and not request.htmx.history_restore_request:
+    htmx = HTMXDetails(request)
+    if htmx and not htmx.history_restore_request:
         view = ErrorView(403, heading, reason, current_page(request), "Reload the page", "reload")
         return error_answer(request, view, NO_STORE)
     return Template(

@@ -2,7 +2,8 @@
 are authenticated, and the shapes of their refusals.
 
 Authenticated by the dashboard session, with the `X-CSRF-Token` header on every call; every refusal
-is `{"error"}` — a body that does not parse or match its schema, one too large, a missing session.
+is `{"error"}` — a body that does not parse or match its schema, one too large, a missing session, a
+person the endpoint's part of the elevated area is not for.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from litestar.types import ExceptionHandlersMap
 
 from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LoginRequiredError
+from web.kit.identity.elevation import ROLES_UNCONFIRMED, NotElevatedError
 from web.kit.wire import ProblemOut
 
 __all__ = (
@@ -25,6 +27,7 @@ __all__ = (
     "NO_SESSION",
     "SESSION_SECURITY",
     "api_login_required",
+    "api_not_elevated",
     "csrf_scheme",
     "session_scheme",
 )
@@ -45,9 +48,29 @@ def api_login_required(_: Request[Any, Any, State], __: LoginRequiredError) -> R
     return Response(ProblemOut("Log in to the dashboard first."), status_code=401)
 
 
-API_EXCEPTIONS: ExceptionHandlersMap = {LoginRequiredError: api_login_required, **JSON_API_EXCEPTIONS}
+def api_not_elevated(_: Request[Any, Any, State], error: NotElevatedError) -> Response[ProblemOut]:
+    """403 saying why the person may not use the endpoint: their roles unconfirmed, or what its part of
+    the elevated area needs and they lack."""
+    actor = error.viewer.actor.id
+    if error.elevation.roles_unconfirmed:
+        reason = ROLES_UNCONFIRMED
+    elif error.need == "preview":
+        reason = f"Previewing prompts is for support staff; {actor} may not preview them."
+    else:
+        reason = (
+            f"{actor} administers no scope: changing shared facts needs someone who administers the scope they "
+            "are held at."
+        )
+    return Response(ProblemOut(reason), status_code=403)
+
+
+API_EXCEPTIONS: ExceptionHandlersMap = {
+    LoginRequiredError: api_login_required,
+    NotElevatedError: api_not_elevated,
+    **JSON_API_EXCEPTIONS,
+}
 """Every refusal in the endpoints' one shape, `{"error"}`: a body that does not parse or match its
-schema, one too large, a missing session."""
+schema, one too large, a missing session, someone the endpoint is not for."""
 
 
 NO_SESSION = ResponseSpec(

@@ -9,7 +9,9 @@
 - `POST /support/preview` (JSON) answers in the agent API's digest shape.
 
 Read-only: nothing is written or journaled; `store.admin` audits each look (who looked at whose memory).
-Only people the gate lets preview get anything but 403.
+Only people the gate lets preview get anything but 403: the three are one router (`support_router`)
+whose `elevation` is provided only to them (`support_staff_only`); anyone else is answered before any
+handler runs, with the 403 page, or `{"error"}` from the API.
 """
 
 from __future__ import annotations
@@ -17,26 +19,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from litestar import Response, get, post
-from litestar.di import NamedDependency
+from litestar import Response, Router, get, post
+from litestar.di import NamedDependency, Provide
 from litestar.enums import RequestEncodingType
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body
-from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
 
 from store.admin import Preview
 from store.domain.identifiers import id_problem
-from web.kit.area import NO_STORE, area_view, forbidden
-from web.kit.identity.elevation import ROLES_UNCONFIRMED, elevation_of
+from web.kit.area import NO_STORE, area_view
+from web.kit.identity.elevation import Elevation, NotElevatedError, support_staff_only
 from web.kit.identity.sessions import Viewer
 from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
 from web.kit.wire import DIGEST_EXAMPLE, NOT_JSON, DigestIn, DigestOut, ProblemOut, digest_off, digest_out
 from web.services import Services
 from web.support.views import FieldProblem, PreviewPage, preview_form, preview_result
 
-__all__ = ("PreviewForm", "preview_api", "preview_page", "show_preview", "unknown_person")
+__all__ = ("PreviewForm", "preview_api", "preview_page", "show_preview", "support_router", "unknown_person")
 
 _TEXT_LIMIT = 100_000
 
@@ -77,11 +78,8 @@ def unknown_person(person_id: str) -> str:
 
 @get("/support/preview", name="support_preview", include_in_schema=False)
 async def preview_page(
-    request: HTMXRequest, services: NamedDependency[Services], viewer: NamedDependency[Viewer]
+    services: NamedDependency[Services], viewer: NamedDependency[Viewer], elevation: NamedDependency[Elevation]
 ) -> Template:
-    elevation = await elevation_of(services, viewer)
-    if not elevation.may_preview:
-        return forbidden(request, viewer, elevation, "preview")
     people = await services.admin.people_to_preview(viewer.actor)
     names = await services.people.names_of(p.id for p in people)
     form = preview_form(people, services.settings, names=names, everywhere=services.settings.support_all_tenants)
@@ -91,14 +89,11 @@ async def preview_page(
 
 @post("/support/preview/show", name="support_preview_show", status_code=200, include_in_schema=False)
 async def show_preview(
-    request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     data: Annotated[PreviewForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
 ) -> Template:
-    elevation = await elevation_of(services, viewer)
-    if not elevation.may_preview:
-        return forbidden(request, viewer, elevation, "preview")
     target = data.person_id()
     shown: Preview | None = None
     status = 400
@@ -106,8 +101,8 @@ async def show_preview(
         problem: FieldProblem | None = target
     else:
         preview = await services.admin.preview(viewer.actor, target, thread_id=data.thread_id or None, text=data.text)
-        if preview == "forbidden":
-            return forbidden(request, viewer, elevation, "preview")
+        if preview == "forbidden":  # the gate changed its mind since the request began
+            raise NotElevatedError("preview", viewer, elevation)
         if preview == "unknown":
             problem, status = FieldProblem("actor_id" if data.actor_id else "person", unknown_person(target)), 404
         else:
@@ -169,17 +164,23 @@ async def show_preview(
 async def preview_api(
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
+    elevation: NamedDependency[Elevation],
     data: Annotated[DigestIn, Body(examples=[Example(summary="A turn for Ada", value=DIGEST_EXAMPLE)])],
 ) -> Response[DigestOut | ProblemOut]:
-    if not viewer.roles_confirmed:
-        return Response(ProblemOut(ROLES_UNCONFIRMED), status_code=403)
     preview = await services.admin.preview(viewer.actor, data.actor.id, thread_id=data.thread_id, text=data.text)
-    if preview == "forbidden":
-        reason = f"Previewing prompts is for support staff; {viewer.actor.id} may not preview them."
-        return Response(ProblemOut(reason), status_code=403)
+    if preview == "forbidden":  # the gate changed its mind since the request began
+        raise NotElevatedError("preview", viewer, elevation)
     if preview == "unknown":
         return Response(ProblemOut(unknown_person(data.actor.id)), status_code=404)
     if not services.settings.memory_enabled:
         return Response(digest_off())
     memory = services.memory
     return Response(digest_out(preview.digest, block=preview.block, writable=memory.writable, tools=memory.tools()))
+
+
+support_router = Router(
+    path="/",
+    route_handlers=[preview_page, show_preview, preview_api],
+    dependencies={"elevation": Provide(support_staff_only)},
+)
+"""Support's part of the elevated area: for those who may preview prompts."""

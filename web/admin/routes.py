@@ -1,0 +1,40 @@
+"""The elevated area's pages as one router, for administrators only: each of its handlers takes
+`elevation`, which the router provides only to someone who administers a scope; anyone else gets the
+403 page saying why (`web.kit.area.not_elevated_page`) before any handler runs.
+
+The area's JSON endpoints are a router of their own (`web.admin.api.admin_api_router`), held to the
+same requirement."""
+
+from __future__ import annotations
+
+from litestar import Router
+from litestar.di import Provide
+
+from web.admin.actions import confirm_delete, delete_fact, edit_fact, edit_form, pin_fact
+from web.admin.audit import audit_download_csv, audit_download_json, audit_trail
+from web.admin.pages import fact_row, publish_fact, shared_facts
+from web.admin.people import confirm_erasure, erase_person, people
+from web.kit.identity.elevation import administrators_only
+
+__all__ = ("admin_pages_router",)
+
+admin_pages_router = Router(
+    path="/",
+    route_handlers=[
+        shared_facts,
+        publish_fact,
+        fact_row,
+        edit_form,
+        edit_fact,
+        confirm_delete,
+        delete_fact,
+        pin_fact,
+        audit_trail,
+        people,
+        confirm_erasure,
+        erase_person,
+        audit_download_csv,
+        audit_download_json,
+    ],
+    dependencies={"elevation": Provide(administrators_only)},
+)
