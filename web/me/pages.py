@@ -227,9 +227,9 @@ async def confirm_promotion(
         return await _gone(request, services, viewer, elevation, query, problem, found)
     if at not in _promotion_targets(viewer, elevation):
         reason = (
-            "You can publish your own notes only for people whose shared facts you administer."
-            if viewer.roles_confirmed
-            else ROLES_UNCONFIRMED
+            ROLES_UNCONFIRMED
+            if elevation.roles_unconfirmed
+            else "You can publish your own notes only for people whose shared facts you administer."
         )
         return _problem(request, viewer, query, _Problem(403, "That can't be published there", reason))
     confirm = PromotionConfirmView(
@@ -254,7 +254,7 @@ async def promote_on_page(
     data: Form,
 ) -> Template | Redirect:
     query, now = _back(request, data.back), _now()
-    if not viewer.roles_confirmed:
+    if elevation.roles_unconfirmed:
         return _problem(request, viewer, query, _Problem(403, "That can't be published", ROLES_UNCONFIRMED))
     outcome = await services.admin.promote(viewer.actor, memory_id, scope=data.scope)
     if not outcome.ok or outcome.record is None:

@@ -29,7 +29,6 @@ __all__ = (
     "NotElevatedError",
     "administrators_only",
     "confirmed_roles_only",
-    "elevation_of",
     "provide_elevation",
     "support_staff_only",
 )
@@ -71,7 +70,7 @@ class NotElevatedError(Exception):
         self.elevation = elevation
 
 
-async def elevation_of(services: Services, viewer: Viewer) -> Elevation:
+async def _elevation_of(services: Services, viewer: Viewer) -> Elevation:
     """The gate's answer for the viewer; nothing at all while their roles are unconfirmed, whatever a
     deployment's own gate would say of the person."""
     if not viewer.roles_confirmed:
@@ -83,12 +82,12 @@ async def elevation_of(services: Services, viewer: Viewer) -> Elevation:
 async def provide_elevation(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Elevation:
     """Once a request: the viewer's elevation (the scopes they administer, whether they may preview),
     for every handler that shows or uses it."""
-    return await elevation_of(services, viewer)
+    return await _elevation_of(services, viewer)
 
 
 async def administrators_only(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Elevation:
     """The `elevation` of a part for administrators: someone who administers no scope is refused."""
-    elevation = await elevation_of(services, viewer)
+    elevation = await _elevation_of(services, viewer)
     if not elevation.administers:
         raise NotElevatedError("administer", viewer, elevation)
     return elevation
@@ -96,7 +95,7 @@ async def administrators_only(services: NamedDependency[Services], viewer: Named
 
 async def support_staff_only(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Elevation:
     """The `elevation` of support's part: someone who may not preview prompts is refused."""
-    elevation = await elevation_of(services, viewer)
+    elevation = await _elevation_of(services, viewer)
     if not elevation.may_preview:
         raise NotElevatedError("preview", viewer, elevation)
     return elevation
@@ -106,7 +105,7 @@ async def confirmed_roles_only(services: NamedDependency[Services], viewer: Name
     """The `elevation` of an act of the administrators' part that the store's verdict refuses in its own
     words (publishing through the API names the scope the person does not administer): only someone
     whose roles could not be confirmed is refused before it, since the verdict would not say why."""
-    elevation = await elevation_of(services, viewer)
+    elevation = await _elevation_of(services, viewer)
     if elevation.roles_unconfirmed:
         raise NotElevatedError("administer", viewer, elevation)
     return elevation
