@@ -39,6 +39,7 @@ from web.kit.errors import (
 from web.kit.identity.elevation import NotElevatedError, provide_elevation
 from web.kit.identity.oidc import OidcClient, TransactionSealer
 from web.kit.identity.viewer import provide_viewer
+from web.kit.identity.visit import provide_visit
 from web.kit.json_bodies import log_refused_body, refuse_unfit_body
 from web.kit.security import (
     bearer_presented,
@@ -177,6 +178,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             "sealer": Provide(lambda: sealer, sync_to_thread=False),
             "viewer": Provide(provide_viewer),
             "elevation": Provide(provide_elevation),
+            "visit": Provide(provide_visit),
         },
         lifespan=[lifespan],
         before_request=before_request,

@@ -24,9 +24,7 @@ from web.admin.pages import (
 )
 from web.admin.views import EditFormView
 from web.kit.area import NO_STORE
-from web.kit.identity.elevation import Elevation
-from web.kit.identity.sessions import Viewer
-from web.services import Services
+from web.kit.identity.visit import Visit
 
 __all__ = ("confirm_delete", "delete_fact", "edit_fact", "edit_form", "pin_fact")
 
@@ -34,92 +32,70 @@ __all__ = ("confirm_delete", "delete_fact", "edit_fact", "edit_form", "pin_fact"
 @get("/admin/facts/{memory_id:str}/edit", name="admin_edit_form", include_in_schema=False)
 async def edit_form(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: FromPath[str],
 ) -> Template:
-    return await _step(
-        request, services, viewer, elevation, memory_id, "edit", back=_back(request), text=None, error=""
-    )
+    return await _step(request, visit, memory_id, "edit", back=_back(request), text=None, error="")
 
 
 @post("/admin/facts/{memory_id:str}/edit", name="admin_edit", status_code=200, include_in_schema=False)
 async def edit_fact(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
-    outcome = await services.admin.edit(viewer.actor, memory_id, text=data.text)
+    outcome = await visit.services.admin.edit(visit.viewer.actor, memory_id, text=data.text)
     if outcome.status == "invalid":
         return await _step(
             request,
-            services,
-            viewer,
-            elevation,
+            visit,
             memory_id,
             "edit",
             back=data.back,
             text=data.text,
             error=outcome.reason,
         )
-    return await outcome_response(
-        request, services, viewer, elevation, query_from(request, data.back), outcome, "Saved"
-    )
+    return await outcome_response(request, visit, query_from(request, data.back), outcome, "Saved")
 
 
 @get("/admin/facts/{memory_id:str}/delete", name="admin_confirm_delete", include_in_schema=False)
 async def confirm_delete(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: FromPath[str],
 ) -> Template:
-    return await _step(
-        request, services, viewer, elevation, memory_id, "delete", back=_back(request), text=None, error=""
-    )
+    return await _step(request, visit, memory_id, "delete", back=_back(request), text=None, error="")
 
 
 @post("/admin/facts/{memory_id:str}/delete", name="admin_delete", status_code=200, include_in_schema=False)
 async def delete_fact(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
-    outcome = await services.admin.retire(viewer.actor, memory_id)
-    return await outcome_response(
-        request, services, viewer, elevation, query_from(request, data.back), outcome, "Deleted"
-    )
+    outcome = await visit.services.admin.retire(visit.viewer.actor, memory_id)
+    return await outcome_response(request, visit, query_from(request, data.back), outcome, "Deleted")
 
 
 @post("/admin/facts/{memory_id:str}/pin", name="admin_pin", status_code=200, include_in_schema=False)
 async def pin_fact(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
     """`pinned=true` makes the fact always on, anything else takes that away."""
     pinned = data.pinned == "true"
-    outcome = await services.admin.pin(viewer.actor, memory_id, pinned=pinned)
+    outcome = await visit.services.admin.pin(visit.viewer.actor, memory_id, pinned=pinned)
     done = "Now always on" if pinned else "No longer always on"
-    return await outcome_response(request, services, viewer, elevation, query_from(request, data.back), outcome, done)
+    return await outcome_response(request, visit, query_from(request, data.back), outcome, done)
 
 
 async def _step(
     request: HTMXRequest,
-    services: Services,
-    viewer: Viewer,
-    elevation: Elevation,
+    visit: Visit,
     memory_id: str,
     step: Literal["edit", "delete"],
     *,
@@ -130,16 +106,16 @@ async def _step(
     """The edit form or the delete confirmation for one fact: a page, or for htmx the row's replacement.
     An invalid edit comes back here with what was typed and why it was refused (400 as a page)."""
     query = query_from(request, back)
-    view, fact = await page_and_fact(services, viewer, elevation, query, memory_id)
+    view, fact = await page_and_fact(visit, query, memory_id)
     if fact is None:
         return not_administered(request, view, query)
     form = EditFormView(
         fact=fact,
         text=fact.text if text is None else text,
         error=error,
-        max_fact_chars=services.settings.max_fact_chars,
+        max_fact_chars=visit.services.settings.max_fact_chars,
         back=query.href(),
-        csrf_token=viewer.csrf_token,
+        csrf_token=visit.viewer.csrf_token,
     )
     fragment = "admin/_fact_edit.html" if step == "edit" else "admin/_confirm_delete.html"
     context = {"form": form, "fact": fact, "page": view, "area": view.area}

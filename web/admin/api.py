@@ -26,11 +26,10 @@ from litestar.params import Body, PathParameter
 from store.admin import NOT_ADMINISTERED, AdminOutcome
 from store.domain.administration import PinBudget
 from store.domain.wire import record_wire
-from web.kit.identity.elevation import Elevation, administrators_only, confirmed_roles_only
-from web.kit.identity.sessions import Viewer
+from web.kit.identity.elevation import administrators_only, confirmed_roles_only
+from web.kit.identity.visit import Visit
 from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
 from web.kit.wire import NOT_JSON, ProblemOut, RecordOut
-from web.services import Services
 
 __all__ = (
     "BudgetOut",
@@ -128,9 +127,7 @@ _NOT_FOUND = ResponseSpec(
     dependencies={"elevation": Provide(confirmed_roles_only)},
 )
 async def create_shared(
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     data: Annotated[
         SharedMemoryIn,
         Body(
@@ -148,8 +145,8 @@ async def create_shared(
         ),
     ],
 ) -> Response[SharedMemoryOut | ProblemOut]:
-    outcome = await services.admin.publish(
-        viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=data.pinned
+    outcome = await visit.services.admin.publish(
+        visit.viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=data.pinned
     )
     return _answer(outcome, 201)
 
@@ -161,13 +158,11 @@ async def create_shared(
     responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 404: _NOT_FOUND, 415: NOT_JSON},
 )
 async def edit_shared(
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: MemoryId,
     data: Annotated[TextIn, Body(examples=[Example(value={"text": "answer formally, in full sentences"})])],
 ) -> Response[SharedMemoryOut | ProblemOut]:
-    return _answer(await services.admin.edit(viewer.actor, memory_id, text=data.text))
+    return _answer(await visit.services.admin.edit(visit.viewer.actor, memory_id, text=data.text))
 
 
 @delete(
@@ -178,12 +173,10 @@ async def edit_shared(
     responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 404: _NOT_FOUND},
 )
 async def delete_shared(
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: MemoryId,
 ) -> Response[DeletedOut | ProblemOut]:
-    outcome = await services.admin.retire(viewer.actor, memory_id)
+    outcome = await visit.services.admin.retire(visit.viewer.actor, memory_id)
     if not outcome.ok or outcome.record is None:
         return _answer(outcome)
     return Response(DeletedOut(deleted=True, record=record_wire(outcome.record)))
@@ -211,13 +204,11 @@ async def delete_shared(
     },
 )
 async def pin_shared(
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: MemoryId,
     data: Annotated[PinIn, Body(examples=[Example(value={"pinned": True})])],
 ) -> Response[SharedMemoryOut | ProblemOut]:
-    return _answer(await services.admin.pin(viewer.actor, memory_id, pinned=data.pinned))
+    return _answer(await visit.services.admin.pin(visit.viewer.actor, memory_id, pinned=data.pinned))
 
 
 admin_api_router = Router(

@@ -19,10 +19,8 @@ from store.domain.wire import AuditEntryWire
 from store.persistence import AuditEntry
 from web.admin.audit_views import AuditQuery, audit_csv, audit_json, audit_page, filter_entries, people_named
 from web.kit.area import NO_STORE, area_view
-from web.kit.identity.elevation import Elevation
-from web.kit.identity.sessions import Viewer
+from web.kit.identity.visit import Visit
 from web.kit.spreadsheets import CSV_MEDIA_TYPE, for_spreadsheets
-from web.services import Services
 
 __all__ = ("audit_download_csv", "audit_download_json", "audit_trail")
 
@@ -36,9 +34,7 @@ Page = Annotated[str | None, QueryParameter(name="page", description="The page, 
 @get("/admin/audit", name="admin_audit", include_in_schema=False)
 async def audit_trail(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     action: Action = None,
     in_scope: Scope = None,
     who: Who = None,
@@ -46,31 +42,29 @@ async def audit_trail(
     page: Page = None,
 ) -> Template:
     query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key, page=page)
-    entries = await services.admin.audit_entries(viewer.actor)
+    entries = await visit.services.admin.audit_entries(visit.viewer.actor)
     view = audit_page(
         entries,
-        elevation.scopes,
-        viewer.actor,
+        visit.elevation.scopes,
+        visit.viewer.actor,
         query,
-        area=area_view(viewer, elevation, "audit"),
+        area=area_view(visit.viewer, visit.elevation, "audit"),
         now=datetime.now(UTC),
-        names=await services.people.names_of(people_named(entries)),
+        names=await visit.services.people.names_of(people_named(entries)),
     )
     return Template("admin/audit.html", context={"page": view, "area": view.area}, headers=NO_STORE)
 
 
 @get("/admin/audit.csv", name="admin_audit_csv", include_in_schema=False)
 async def audit_download_csv(
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     action: Action = None,
     in_scope: Scope = None,
     who: Who = None,
     key: Key = None,
 ) -> Response[str]:
     query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key)
-    found = await _filtered(services, viewer, elevation, query)
+    found = await _filtered(visit, query)
     return Response(
         for_spreadsheets(audit_csv(found)),
         media_type=CSV_MEDIA_TYPE,
@@ -80,25 +74,23 @@ async def audit_download_csv(
 
 @get("/admin/audit.json", name="admin_audit_json", include_in_schema=False)
 async def audit_download_json(
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     action: Action = None,
     in_scope: Scope = None,
     who: Who = None,
     key: Key = None,
 ) -> Response[list[AuditEntryWire]]:
     query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key)
-    found = await _filtered(services, viewer, elevation, query)
+    found = await _filtered(visit, query)
     return Response(audit_json(found), headers={**NO_STORE, "Content-Disposition": _attachment("json")})
 
 
-async def _filtered(services: Services, viewer: Viewer, elevation: Elevation, query: AuditQuery) -> list[AuditEntry]:
+async def _filtered(visit: Visit, query: AuditQuery) -> list[AuditEntry]:
     """The filtered trail. Names are asked for only when the filter looks for who did it: a download
     holds ids."""
-    entries = await services.admin.audit_entries(viewer.actor)
-    names = await services.people.names_of(e.who for e in entries) if query.who else {}
-    return filter_entries(entries, query, elevation.scopes, names)
+    entries = await visit.services.admin.audit_entries(visit.viewer.actor)
+    names = await visit.services.people.names_of(e.who for e in entries) if query.who else {}
+    return filter_entries(entries, query, visit.elevation.scopes, names)
 
 
 def _attachment(extension: str) -> str:

@@ -42,8 +42,7 @@ from web.admin.views import (
 )
 from web.kit.area import NO_STORE, area_view
 from web.kit.area_words import scope_label
-from web.kit.identity.elevation import Elevation
-from web.kit.identity.sessions import Viewer
+from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeCookie, NoticeView
 from web.kit.paging import back_params
 from web.services import Services
@@ -85,17 +84,15 @@ NOTICES = NoticeCookie("onfile_admin_notice", purpose="admin-notice", kinds=froz
 @get("/admin", name="admin_facts", include_in_schema=False)
 async def shared_facts(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     q: Annotated[str | None, QueryParameter(name="q", description="Text to find in keys and facts.")] = None,
     in_scope: Annotated[str | None, QueryParameter(name="scope", description="Only this scope.")] = None,
     page: Annotated[str | None, QueryParameter(name="page", description="The scope's page, from 1.")] = None,
 ) -> Template:
     query = AdminQuery.parse(text=q, scope=in_scope, page=page)
     htmx = bool(request.htmx) and not request.htmx.history_restore_request
-    notice = None if htmx else NOTICES.read(services, viewer, request.cookies.get(NOTICES.name), now())
-    view = await shared_facts_page(services, viewer, elevation, query, notice=notice)
+    notice = None if htmx else NOTICES.read(visit.services, visit.viewer, request.cookies.get(NOTICES.name), now())
+    view = await shared_facts_page(visit, query, notice=notice)
     if htmx and request.htmx.target == "shared":
         return Template("admin/_results.html", context={"page": view}, headers=NO_STORE)
     cookies = [NOTICES.cleared()] if NOTICES.name in request.cookies else []
@@ -105,23 +102,21 @@ async def shared_facts(
 @post("/admin/facts", name="admin_publish", status_code=200, include_in_schema=False)
 async def publish_fact(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     data: Form,
 ) -> Template | Redirect:
     query = query_from(request, data.back)
-    outcome = await services.admin.publish(
-        viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=bool(data.pinned)
+    outcome = await visit.services.admin.publish(
+        visit.viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=bool(data.pinned)
     )
     if outcome.status != "invalid":
-        return await outcome_response(request, services, viewer, elevation, query, outcome, "Published")
+        return await outcome_response(request, visit, query, outcome, "Published")
     form = blank_create_form(
-        elevation.scopes,
-        viewer.actor,
-        max_fact_chars=services.settings.max_fact_chars,
+        visit.elevation.scopes,
+        visit.viewer.actor,
+        max_fact_chars=visit.services.settings.max_fact_chars,
         back=query.href(),
-        csrf_token=viewer.csrf_token,
+        csrf_token=visit.viewer.csrf_token,
         key=data.key,
         text=data.text,
         scope=data.scope,
@@ -136,20 +131,18 @@ async def publish_fact(
             re_swap="outerHTML",
             headers=NO_STORE,
         )
-    view = await shared_facts_page(services, viewer, elevation, query, create=form)
+    view = await shared_facts_page(visit, query, create=form)
     return Template("admin/index.html", context={"page": view, "area": view.area}, status_code=400, headers=NO_STORE)
 
 
 @get("/admin/facts/{memory_id:str}", name="admin_fact", include_in_schema=False)
 async def fact_row(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: FromPath[str],
 ) -> Template | Redirect:
     query = query_from(request, "/admin")
-    view, fact = await page_and_fact(services, viewer, elevation, query, memory_id)
+    view, fact = await page_and_fact(visit, query, memory_id)
     if fact is None:
         return not_administered(request, view, query)
     if not request.htmx:
@@ -158,9 +151,7 @@ async def fact_row(
 
 
 async def shared_facts_page(
-    services: Services,
-    viewer: Viewer,
-    elevation: Elevation,
+    visit: Visit,
     query: AdminQuery,
     *,
     notice: NoticeView | None = None,
@@ -171,16 +162,16 @@ async def shared_facts_page(
     """Everything at the scopes the person administers (no cap), as the page shows it for `query`.
     `records` and their writers' `names`, when the caller has them already."""
     if records is None:
-        records = await services.admin.shared_memories(viewer.actor)
+        records = await visit.services.admin.shared_memories(visit.viewer.actor)
     if names is None:
-        names = await authors_named(services, records)
-    settings = services.settings
+        names = await authors_named(visit.services, records)
+    settings = visit.services.settings
     return facts_page(
         records,
-        elevation.scopes,
-        viewer.actor,
+        visit.elevation.scopes,
+        visit.viewer.actor,
         query,
-        area=area_view(viewer, elevation, "facts"),
+        area=area_view(visit.viewer, visit.elevation, "facts"),
         max_memories=settings.max_memories,
         max_fact_chars=settings.max_fact_chars,
         now=now(),
@@ -190,16 +181,19 @@ async def shared_facts_page(
     )
 
 
-async def page_and_fact(
-    services: Services, viewer: Viewer, elevation: Elevation, query: AdminQuery, memory_id: str
-) -> tuple[FactsPage, FactView | None]:
+async def page_and_fact(visit: Visit, query: AdminQuery, memory_id: str) -> tuple[FactsPage, FactView | None]:
     """The list as `query` shows it, and the fact `memory_id` wherever it is among the facts the person
     administers (whichever page or filter would show it); None when it is not among them."""
-    records = await services.admin.shared_memories(viewer.actor)
-    names = await authors_named(services, records)
-    view = await shared_facts_page(services, viewer, elevation, query, records=records, names=names)
+    records = await visit.services.admin.shared_memories(visit.viewer.actor)
+    names = await authors_named(visit.services, records)
+    view = await shared_facts_page(visit, query, records=records, names=names)
     fact = find_fact(
-        records, memory_id, viewer.actor, max_memories=services.settings.max_memories, now=now(), names=names
+        records,
+        memory_id,
+        visit.viewer.actor,
+        max_memories=visit.services.settings.max_memories,
+        now=now(),
+        names=names,
     )
     return view, fact
 
@@ -211,9 +205,7 @@ async def authors_named(services: Services, records: Sequence[MemoryRecord]) -> 
 
 async def outcome_response(
     request: HTMXRequest,
-    services: Services,
-    viewer: Viewer,
-    elevation: Elevation,
+    visit: Visit,
     query: AdminQuery,
     outcome: AdminOutcome,
     done: str,
@@ -222,7 +214,7 @@ async def outcome_response(
     done (a warning when always-on facts would stop reaching prompts); the verdict's reason when it
     was refused (403); one answer for anything not administered (404)."""
     if not outcome.ok or outcome.record is None:
-        view = await shared_facts_page(services, viewer, elevation, query)
+        view = await shared_facts_page(visit, query)
         if outcome.status == "refused":
             return problem(
                 request,
@@ -231,7 +223,7 @@ async def outcome_response(
             )
         return not_administered(request, view, query, outcome.reason)
     record = outcome.record
-    audience = scope_label(record.scope, viewer.actor).audience
+    audience = scope_label(record.scope, visit.viewer.actor).audience
     warning = outcome.budget.warning_for(f"for {audience}") if outcome.budget else None
     notice = NoticeView(
         kind="warning" if warning else "done",
@@ -241,9 +233,11 @@ async def outcome_response(
     if not request.htmx:
         anchor = "" if done == "Deleted" else f"#fact-{record.id}"
         return Redirect(
-            query.href() + anchor, status_code=303, cookies=[NOTICES.sealed(services, viewer, notice, now())]
+            query.href() + anchor,
+            status_code=303,
+            cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now())],
         )
-    view = await shared_facts_page(services, viewer, elevation, query, notice=notice)
+    view = await shared_facts_page(visit, query, notice=notice)
     return HTMXTemplate(
         template_name="admin/_changed.html",
         # The focus goes to the fact acted on; to the notice when the fact is gone.

@@ -21,6 +21,7 @@ from web.admin.problems import ProblemView, problem
 from web.kit.area import NO_STORE, AreaView, area_view
 from web.kit.identity.elevation import Elevation
 from web.kit.identity.sessions import Viewer
+from web.kit.identity.visit import Visit
 from web.kit.words import PersonName, person_name
 from web.services import Services
 
@@ -88,16 +89,14 @@ async def _erasable(services: Services, viewer: Viewer, person_id: str) -> Actor
 @get("/admin/people", name="admin_people", include_in_schema=False)
 async def people(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     person: Annotated[str | None, QueryParameter(name="person", description="Find this person by id.")] = None,
 ) -> Template:
     sought = person.strip() if person else ""
-    found = await services.admin.erasable_people(viewer.actor, person=sought or None)
-    names = await services.people.names_of(p.id for p in found.people)
+    found = await visit.services.admin.erasable_people(visit.viewer.actor, person=sought or None)
+    names = await visit.services.people.names_of(p.id for p in found.people)
     page = PeoplePage(
-        area=area_view(viewer, elevation, "people"),
+        area=area_view(visit.viewer, visit.elevation, "people"),
         people=tuple(_person(p, names) for p in found.people),
         more=found.more,
         sought=sought,
@@ -108,9 +107,7 @@ async def people(
 @get([ERASE_PATH, OLD_ERASE_PATH], name="admin_confirm_erasure", include_in_schema=False)
 async def confirm_erasure(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     person: PersonId = None,
     person_id: FromPath[str | None] = None,
 ) -> Template | Redirect:
@@ -119,14 +116,14 @@ async def confirm_erasure(
     if person_id is not None:
         return Redirect(path=erase_href(person_id))
     person_id = person or ""
-    found = await _erasable(services, viewer, person_id)
+    found = await _erasable(visit.services, visit.viewer, person_id)
     if found is None:
-        return _not_found(request, viewer, elevation, person_id)
+        return _not_found(request, visit.viewer, visit.elevation, person_id)
     page = ErasurePage(
-        area=area_view(viewer, elevation, "people"),
-        person=_person(found, await services.people.names_of([found.id])),
-        memories=await services.admin.own_memory_count(found),
-        retention_hours=services.settings.journal_retention_hours,
+        area=area_view(visit.viewer, visit.elevation, "people"),
+        person=_person(found, await visit.services.people.names_of([found.id])),
+        memories=await visit.services.admin.own_memory_count(found),
+        retention_hours=visit.services.settings.journal_retention_hours,
     )
     return Template("admin/erase.html", context={"page": page, "area": page.area}, headers=NO_STORE)
 
@@ -134,30 +131,26 @@ async def confirm_erasure(
 @post([ERASE_PATH, OLD_ERASE_PATH], name="admin_erase", status_code=200, include_in_schema=False)
 async def erase_person(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     person: PersonId = None,
     person_id: FromPath[str | None] = None,
 ) -> Template:
     """The erasure, for `?person=` (a confirmation rendered before, posting to the id in the path, still works)."""
-    return await _erase(request, services, viewer, elevation, person_id if person_id is not None else person or "")
+    return await _erase(request, visit, person_id if person_id is not None else person or "")
 
 
-async def _erase(
-    request: HTMXRequest, services: Services, viewer: Viewer, elevation: Elevation, person_id: str
-) -> Template:
-    person = await _erasable(services, viewer, person_id)
+async def _erase(request: HTMXRequest, visit: Visit, person_id: str) -> Template:
+    person = await _erasable(visit.services, visit.viewer, person_id)
     # Their name goes with them: the page saying so is the last to name them.
-    names = {} if person is None else await services.people.names_of([person.id])
-    erasure = None if person is None else await services.admin.erase_person(viewer.actor, person)
+    names = {} if person is None else await visit.services.people.names_of([person.id])
+    erasure = None if person is None else await visit.services.admin.erase_person(visit.viewer.actor, person)
     if person is None or erasure is None:  # already erased (a second submit), or never one of theirs
-        return _not_found(request, viewer, elevation, person_id)
+        return _not_found(request, visit.viewer, visit.elevation, person_id)
     page = ErasurePage(
-        area=area_view(viewer, elevation, "people"),
+        area=area_view(visit.viewer, visit.elevation, "people"),
         person=_person(person, names),
         memories=erasure.memories,
-        retention_hours=services.settings.journal_retention_hours,
+        retention_hours=visit.services.settings.journal_retention_hours,
         done=True,
         checkpoints=erasure.checkpoints,
         conversations=erasure.conversations,

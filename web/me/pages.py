@@ -40,6 +40,7 @@ from store.domain.administration import promotion_targets
 from store.memory import related_keys
 from web.kit.identity.elevation import ROLES_UNCONFIRMED, Elevation
 from web.kit.identity.sessions import Viewer
+from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeView
 from web.kit.security import safe_next_path
 from web.kit.words import scope_words
@@ -90,9 +91,7 @@ Form = Annotated[ReturnForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
 @get("/", name="memories", include_in_schema=False)
 async def memories(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     q: Annotated[str | None, QueryParameter(name="q", description="Text to find in keys and facts.")] = None,
     match: Annotated[str | None, QueryParameter(name="match", description="words (default) or related.")] = None,
     group: Annotated[str | None, QueryParameter(name="group", description="Only this group.")] = None,
@@ -103,8 +102,8 @@ async def memories(
     query = MemoryQuery.parse(text=q, group=group, author=author, page=page, after=after, match=match)
     target = request.htmx.target if request.htmx and not request.htmx.history_restore_request else None
     now = _now()
-    notice = None if target else NOTICES.read(services, viewer, request.cookies.get(NOTICES.name), now)
-    view = await _page(services, viewer, elevation, await on_file(services, viewer.actor), query, now, notice)
+    notice = None if target else NOTICES.read(visit.services, visit.viewer, request.cookies.get(NOTICES.name), now)
+    view = await _page(visit, await on_file(visit.services, visit.viewer.actor), query, now, notice)
     if target is None:
         cookies = [NOTICES.cleared()] if NOTICES.name in request.cookies else []
         return Template("me/index.html", context={"page": view}, headers=_HEADERS, cookies=cookies)
@@ -120,34 +119,34 @@ async def memories(
 @post("/memories/{memory_id:str}/forget", name="forget_on_page", status_code=200, include_in_schema=False)
 async def forget_on_page(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
     query, now = _back(request, data.back), _now()
-    before = await on_file(services, viewer.actor)
-    outcome = await forget_memory(services.memory, ScopeContext(actor=viewer.actor), memory_id)
+    before = await on_file(visit.services, visit.viewer.actor)
+    outcome = await forget_memory(visit.services.memory, ScopeContext(actor=visit.viewer.actor), memory_id)
     entry = next((e for e in before.entries if e.record.id == memory_id), None)
     if outcome.status != "forgotten" or entry is None:
-        problem = _forget_problem(outcome, entry, viewer)
+        problem = _forget_problem(outcome, entry, visit.viewer)
         if problem.status == 404:
             # `before` is the list now, unless the memory went between reading it and forgetting
-            return await _gone(request, services, viewer, elevation, query, problem, before if entry is None else None)
-        return _problem(request, viewer, query, problem)
+            return await _gone(request, visit, query, problem, before if entry is None else None)
+        return _problem(request, visit.viewer, query, problem)
     notice = NoticeView(
         kind="forgotten",
         message=f"Forgotten: “{entry.key}”.",
-        detail=" ".join(part for part in (_revealed(entry, viewer), _in_flight(services)) if part),
-        undo_token=undo_token(services, viewer, entry, now),
+        detail=" ".join(part for part in (_revealed(entry, visit.viewer), _in_flight(visit.services)) if part),
+        undo_token=undo_token(visit.services, visit.viewer, entry, now),
     )
     if not request.htmx:
-        return Redirect(query.href(), status_code=303, cookies=[NOTICES.sealed(services, viewer, notice, now)])
+        return Redirect(
+            query.href(), status_code=303, cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now)]
+        )
     after = OnFile(before.scopes, tuple(e for e in before.entries if e is not entry))
     if entry.overrides:
-        after = await on_file(services, viewer.actor)
-    view = await _page(services, viewer, elevation, after, query, now, notice)
+        after = await on_file(visit.services, visit.viewer.actor)
+    view = await _page(visit, after, query, now, notice)
     if entry.overrides or query.related or not any(g.entries for g in view.groups if g.slug == "you"):
         return HTMXTemplate(
             template_name="me/_changed.html",
@@ -162,21 +161,21 @@ async def forget_on_page(
 @post("/memories/undo", name="undo_forget", status_code=200, include_in_schema=False)
 async def undo_forget(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     data: Form,
 ) -> Template | Redirect:
     query, now = _back(request, data.back), _now()
-    outcome = await restore_forgotten(services, viewer, data.token, now)
+    outcome = await restore_forgotten(visit.services, visit.viewer, data.token, now)
     if outcome.status != "restored":
-        return _problem(request, viewer, query, _undo_problem(outcome))
+        return _problem(request, visit.viewer, query, _undo_problem(outcome))
     notice = NoticeView(kind="restored", message=f"“{outcome.key}” is back on file.")
     if not request.htmx:
-        return Redirect(query.href(), status_code=303, cookies=[NOTICES.sealed(services, viewer, notice, now)])
-    found = await on_file(services, viewer.actor)
-    view = await _page(services, viewer, elevation, found, query, now, notice)
-    own = own_scope(viewer.actor)
+        return Redirect(
+            query.href(), status_code=303, cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now)]
+        )
+    found = await on_file(visit.services, visit.viewer.actor)
+    view = await _page(visit, found, query, now, notice)
+    own = own_scope(visit.viewer.actor)
     restored = next((e.record.id for e in found.entries if e.key == outcome.key and e.scope == own), "")
     # The focus goes to the restored entry, or to the notice when the entry is not on this page.
     shown = any(e.id == restored for g in view.groups for e in g.entries)
@@ -187,58 +186,54 @@ async def undo_forget(
 @get("/memories/{memory_id:str}", name="memory_row", include_in_schema=False)
 async def memory_row(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: FromPath[str],
     back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
 ) -> Template | Redirect:
     """One entry: its row for htmx (the way back from an in-place step); a browser goes to it on the page."""
     query = _back(request, back)
-    found = await on_file(services, viewer.actor)
+    found = await on_file(visit.services, visit.viewer.actor)
     entry = next((e for e in found.entries if e.record.id == memory_id), None)
     if entry is None:
         problem = _Problem(404, "That memory isn't on file for you", _GONE)
-        return await _gone(request, services, viewer, elevation, query, problem, found)
+        return await _gone(request, visit, query, problem, found)
     if not request.htmx:
         return Redirect(f"{query.href()}#entry-{memory_id}", status_code=303)
-    row = await _row(services, viewer, elevation, found, entry, query)
-    page = RowPage(csrf_token=viewer.csrf_token, back=query.href())
+    row = await _row(visit, found, entry, query)
+    page = RowPage(csrf_token=visit.viewer.csrf_token, back=query.href())
     return Template("me/_entry.html", context={"page": page, "entry": row}, headers=_HEADERS)
 
 
 @get("/memories/{memory_id:str}/promote", name="confirm_promotion", include_in_schema=False)
 async def confirm_promotion(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: FromPath[str],
     at: Annotated[str, QueryParameter(name="scope", description="The scope to publish at.")] = "",
     back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
 ) -> Template:
     """Publishing asks first, in plain words: who will be told it, and what stays."""
     query = _back(request, back)
-    found = await on_file(services, viewer.actor)
-    own = own_scope(viewer.actor)
+    found = await on_file(visit.services, visit.viewer.actor)
+    own = own_scope(visit.viewer.actor)
     entry = next((e for e in found.entries if e.record.id == memory_id and e.scope == own), None)
     if entry is None:
         problem = _Problem(404, "That memory isn't on file for you", _GONE)
-        return await _gone(request, services, viewer, elevation, query, problem, found)
-    if at not in _promotion_targets(viewer, elevation):
+        return await _gone(request, visit, query, problem, found)
+    if at not in _promotion_targets(visit.viewer, visit.elevation):
         reason = (
             ROLES_UNCONFIRMED
-            if elevation.roles_unconfirmed
+            if visit.elevation.roles_unconfirmed
             else "You can publish your own notes only for people whose shared facts you administer."
         )
-        return _problem(request, viewer, query, _Problem(403, "That can't be published there", reason))
+        return _problem(request, visit.viewer, query, _Problem(403, "That can't be published there", reason))
     confirm = PromotionConfirmView(
-        entry=await _row(services, viewer, elevation, found, entry, query),
+        entry=await _row(visit, found, entry, query),
         scope=at,
-        audience=scope_words(at, viewer.actor).held_for,
+        audience=scope_words(at, visit.viewer.actor).held_for,
         back=query.href(),
-        viewer_name=viewer.name,
-        csrf_token=viewer.csrf_token,
+        viewer_name=visit.viewer.name,
+        csrf_token=visit.viewer.csrf_token,
     )
     name = "me/_confirm_promote.html" if request.htmx else "me/confirm_promote.html"
     return Template(name, context={"confirm": confirm}, headers=_HEADERS)
@@ -247,32 +242,32 @@ async def confirm_promotion(
 @post("/memories/{memory_id:str}/promote", name="promote_on_page", status_code=200, include_in_schema=False)
 async def promote_on_page(
     request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
     query, now = _back(request, data.back), _now()
-    if elevation.roles_unconfirmed:
-        return _problem(request, viewer, query, _Problem(403, "That can't be published", ROLES_UNCONFIRMED))
-    outcome = await services.admin.promote(viewer.actor, memory_id, scope=data.scope)
+    if visit.elevation.roles_unconfirmed:
+        return _problem(request, visit.viewer, query, _Problem(403, "That can't be published", ROLES_UNCONFIRMED))
+    outcome = await visit.services.admin.promote(visit.viewer.actor, memory_id, scope=data.scope)
     if not outcome.ok or outcome.record is None:
         if outcome.status in ("refused", "invalid"):  # not allowed there, or not a note any write may store
             status = 403 if outcome.status == "refused" else 400
             problem = _Problem(status, "That can't be published", "Publishing it there was refused.", outcome.reason)
-            return _problem(request, viewer, query, problem)
+            return _problem(request, visit.viewer, query, problem)
         problem = _Problem(404, "That memory isn't on file for you", outcome.reason)
-        return await _gone(request, services, viewer, elevation, query, problem)
-    audience = scope_words(outcome.record.scope, viewer.actor).held_for
+        return await _gone(request, visit, query, problem)
+    audience = scope_words(outcome.record.scope, visit.viewer.actor).held_for
     notice = NoticeView(
         kind="published",
         message=f"Published “{outcome.record.key}” for {audience}.",
         detail="Your own note stays and still applies to you; beneath it, your entry says theirs is the same.",
     )
     if not request.htmx:
-        return Redirect(query.href(), status_code=303, cookies=[NOTICES.sealed(services, viewer, notice, now)])
-    view = await _page(services, viewer, elevation, await on_file(services, viewer.actor), query, now, notice)
+        return Redirect(
+            query.href(), status_code=303, cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now)]
+        )
+    view = await _page(visit, await on_file(visit.services, visit.viewer.actor), query, now, notice)
     return HTMXTemplate(
         template_name="me/_changed.html",
         context={"page": view},
@@ -283,9 +278,7 @@ async def promote_on_page(
 
 
 async def _page(
-    services: Services,
-    viewer: Viewer,
-    elevation: Elevation,
+    visit: Visit,
     found: OnFile,
     query: MemoryQuery,
     now: datetime,
@@ -293,38 +286,36 @@ async def _page(
 ) -> MemoriesPage:
     """Select what to show (for a related search, the store's ranking picks and orders it), ask the
     registry about those entries' origins only, and word it."""
-    ctx = ScopeContext(actor=viewer.actor)
-    related = await related_keys(services.memory, ctx, query.text, RELATED_LIMIT) if query.related else ()
-    selection = select_entries(found, viewer.actor, query, related)
-    area_href = "/admin" if elevation.administers else "/support/preview" if elevation.may_preview else ""
+    ctx = ScopeContext(actor=visit.viewer.actor)
+    related = await related_keys(visit.services.memory, ctx, query.text, RELATED_LIMIT) if query.related else ()
+    selection = select_entries(found, visit.viewer.actor, query, related)
+    area_href = "/admin" if visit.elevation.administers else "/support/preview" if visit.elevation.may_preview else ""
     shown = selection.shown()
     return memories_page(
         selection,
-        viewer.actor,
-        resolving=await resolving_origins(services, shown),
+        visit.viewer.actor,
+        resolving=await resolving_origins(visit.services, shown),
         now=now,
-        conversation_url=services.settings.conversation_url,
-        viewer_name=viewer.name,
-        csrf_token=viewer.csrf_token,
-        names=await services.people.names_of(stated_by(shown, viewer.actor)),
+        conversation_url=visit.services.settings.conversation_url,
+        viewer_name=visit.viewer.name,
+        csrf_token=visit.viewer.csrf_token,
+        names=await visit.services.people.names_of(stated_by(shown, visit.viewer.actor)),
         notice=notice,
-        promotion_targets=_promotion_targets(viewer, elevation),
+        promotion_targets=_promotion_targets(visit.viewer, visit.elevation),
         area_href=area_href,
     )
 
 
-async def _row(
-    services: Services, viewer: Viewer, elevation: Elevation, found: OnFile, entry: DigestEntry, query: MemoryQuery
-) -> EntryView:
+async def _row(visit: Visit, found: OnFile, entry: DigestEntry, query: MemoryQuery) -> EntryView:
     return entry_view(
-        select_entries(found, viewer.actor, query),
-        viewer.actor,
+        select_entries(found, visit.viewer.actor, query),
+        visit.viewer.actor,
         entry,
-        resolving=await resolving_origins(services, [entry]),
+        resolving=await resolving_origins(visit.services, [entry]),
         now=_now(),
-        conversation_url=services.settings.conversation_url,
-        names=await services.people.names_of(stated_by([entry], viewer.actor)),
-        promotion_targets=_promotion_targets(viewer, elevation),
+        conversation_url=visit.services.settings.conversation_url,
+        names=await visit.services.people.names_of(stated_by([entry], visit.viewer.actor)),
+        promotion_targets=_promotion_targets(visit.viewer, visit.elevation),
     )
 
 
@@ -360,9 +351,7 @@ def _problem(
 
 async def _gone(
     request: HTMXRequest,
-    services: Services,
-    viewer: Viewer,
-    elevation: Elevation,
+    visit: Visit,
     query: MemoryQuery,
     problem: _Problem,
     found: OnFile | None = None,
@@ -371,10 +360,10 @@ async def _gone(
     brings the list up to date with it, so the stale row and its buttons go; a browser without
     JavaScript reloads the page anyway on the way back."""
     if not request.htmx:
-        return _problem(request, viewer, query, problem)
-    found = found or await on_file(services, viewer.actor)
-    view = await _page(services, viewer, elevation, found, query, _now(), None)
-    return _problem(request, viewer, query, problem, refreshed=view)
+        return _problem(request, visit.viewer, query, problem)
+    found = found or await on_file(visit.services, visit.viewer.actor)
+    view = await _page(visit, found, query, _now(), None)
+    return _problem(request, visit.viewer, query, problem, refreshed=view)
 
 
 def _forget_problem(outcome: ForgetOutcome, entry: DigestEntry | None, viewer: Viewer) -> _Problem:

@@ -30,11 +30,10 @@ from litestar.response import Template
 from store.admin import Preview
 from store.domain.identifiers import id_problem
 from web.kit.area import NO_STORE, area_view
-from web.kit.identity.elevation import Elevation, NotElevatedError, support_staff_only
-from web.kit.identity.sessions import Viewer
+from web.kit.identity.elevation import NotElevatedError, support_staff_only
+from web.kit.identity.visit import Visit
 from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
 from web.kit.wire import DIGEST_EXAMPLE, NOT_JSON, DigestIn, DigestOut, ProblemOut, digest_off, digest_out
-from web.services import Services
 from web.support.views import FieldProblem, PreviewPage, preview_form, preview_result
 
 __all__ = ("PreviewForm", "preview_api", "preview_page", "show_preview", "support_router", "unknown_person")
@@ -78,20 +77,20 @@ def unknown_person(person_id: str) -> str:
 
 @get("/support/preview", name="support_preview", include_in_schema=False)
 async def preview_page(
-    services: NamedDependency[Services], viewer: NamedDependency[Viewer], elevation: NamedDependency[Elevation]
+    visit: NamedDependency[Visit],
 ) -> Template:
-    people = await services.admin.people_to_preview(viewer.actor)
-    names = await services.people.names_of(p.id for p in people)
-    form = preview_form(people, services.settings, names=names, everywhere=services.settings.support_all_tenants)
-    view = PreviewPage(area=area_view(viewer, elevation, "preview"), form=form)
+    people = await visit.services.admin.people_to_preview(visit.viewer.actor)
+    names = await visit.services.people.names_of(p.id for p in people)
+    form = preview_form(
+        people, visit.services.settings, names=names, everywhere=visit.services.settings.support_all_tenants
+    )
+    view = PreviewPage(area=area_view(visit.viewer, visit.elevation, "preview"), form=form)
     return Template("support/preview.html", context={"page": view, "area": view.area}, headers=NO_STORE)
 
 
 @post("/support/preview/show", name="support_preview_show", status_code=200, include_in_schema=False)
 async def show_preview(
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     data: Annotated[PreviewForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
 ) -> Template:
     target = data.person_id()
@@ -100,30 +99,34 @@ async def show_preview(
     if isinstance(target, FieldProblem):
         problem: FieldProblem | None = target
     else:
-        preview = await services.admin.preview(viewer.actor, target, thread_id=data.thread_id or None, text=data.text)
+        preview = await visit.services.admin.preview(
+            visit.viewer.actor, target, thread_id=data.thread_id or None, text=data.text
+        )
         if preview == "forbidden":  # the gate changed its mind since the request began
-            raise NotElevatedError("preview", viewer, elevation)
+            raise NotElevatedError("preview", visit.viewer, visit.elevation)
         if preview == "unknown":
             problem, status = FieldProblem("actor_id" if data.actor_id else "person", unknown_person(target)), 404
         else:
             problem, status, shown = None, 200, preview
-    people = await services.admin.people_to_preview(viewer.actor)
-    names = await services.people.names_of([p.id for p in people] + ([shown.actor.id] if shown else []))
+    people = await visit.services.admin.people_to_preview(visit.viewer.actor)
+    names = await visit.services.people.names_of([p.id for p in people] + ([shown.actor.id] if shown else []))
     form = preview_form(
         people,
-        services.settings,
+        visit.services.settings,
         names=names,
-        everywhere=services.settings.support_all_tenants,
+        everywhere=visit.services.settings.support_all_tenants,
         person=data.person,
         actor_id=data.actor_id,
         thread_id=data.thread_id,
         text=data.text,
         problem=problem,
     )
-    area = area_view(viewer, elevation, "preview")
+    area = area_view(visit.viewer, visit.elevation, "preview")
     result = None
     if shown is not None:
-        result = preview_result(shown, services.settings, memory_on=services.settings.memory_enabled, names=names)
+        result = preview_result(
+            shown, visit.services.settings, memory_on=visit.services.settings.memory_enabled, names=names
+        )
     view = PreviewPage(area=area, form=form, result=result)
     return Template("support/preview.html", context={"page": view, "area": area}, status_code=status, headers=NO_STORE)
 
@@ -162,19 +165,19 @@ async def show_preview(
     exception_handlers=API_EXCEPTIONS,
 )
 async def preview_api(
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    elevation: NamedDependency[Elevation],
+    visit: NamedDependency[Visit],
     data: Annotated[DigestIn, Body(examples=[Example(summary="A turn for Ada", value=DIGEST_EXAMPLE)])],
 ) -> Response[DigestOut | ProblemOut]:
-    preview = await services.admin.preview(viewer.actor, data.actor.id, thread_id=data.thread_id, text=data.text)
+    preview = await visit.services.admin.preview(
+        visit.viewer.actor, data.actor.id, thread_id=data.thread_id, text=data.text
+    )
     if preview == "forbidden":  # the gate changed its mind since the request began
-        raise NotElevatedError("preview", viewer, elevation)
+        raise NotElevatedError("preview", visit.viewer, visit.elevation)
     if preview == "unknown":
         return Response(ProblemOut(unknown_person(data.actor.id)), status_code=404)
-    if not services.settings.memory_enabled:
+    if not visit.services.settings.memory_enabled:
         return Response(digest_off())
-    memory = services.memory
+    memory = visit.services.memory
     return Response(digest_out(preview.digest, block=preview.block, writable=memory.writable, tools=memory.tools()))
 
 
