@@ -35,6 +35,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SECRET = "browser-test-secret-key-long-enough-0123456789"
+AT_SCALE = 10_000
+"""How many memories Max holds on `server_at_scale`."""
 
 
 @pytest.fixture(scope="session")
@@ -83,6 +85,16 @@ def identity_provider() -> Iterator[MockProvider]:
 @pytest.fixture
 def server(tmp_path: Path, identity_provider: MockProvider) -> Iterator[ServerProcess]:
     """The dashboard over a fresh copy of the demo's data."""
+    yield from _serve(tmp_path, identity_provider, max_memories=2_400)
+
+
+@pytest.fixture
+def server_at_scale(tmp_path: Path, identity_provider: MockProvider) -> Iterator[ServerProcess]:
+    """The dashboard over the demo's data with Max holding 10,000 memories."""
+    yield from _serve(tmp_path, identity_provider, max_memories=AT_SCALE)
+
+
+def _serve(tmp_path: Path, identity_provider: MockProvider, *, max_memories: int) -> Iterator[ServerProcess]:
     database_url = f"sqlite+aiosqlite:///{tmp_path / 'browser.sqlite3'}"
     process = ServerProcess(
         {
@@ -103,17 +115,17 @@ def server(tmp_path: Path, identity_provider: MockProvider) -> Iterator[ServerPr
         oidc_client_secret="onfile-browser-secret",
     )
     # Playwright's sync API keeps an event loop on this thread, so the seeding runs on its own.
-    seeding = threading.Thread(target=asyncio.run, args=(_seed(settings),))
+    seeding = threading.Thread(target=asyncio.run, args=(_seed(settings, max_memories),))
     seeding.start()
     seeding.join()
     yield process.start()
     process.stop()
 
 
-async def _seed(settings: Settings) -> None:
+async def _seed(settings: Settings, max_memories: int) -> None:
     services = await open_services(settings, migrate=True)
     try:
-        await seed_demo(services)
+        await seed_demo(services, max_memories=max_memories)
     finally:
         await services.close()
 

@@ -144,10 +144,11 @@ def _many_for_max(count: int = 2_400) -> Iterator[MemoryRecord]:
         )
 
 
-async def seed_demo(services: Services) -> None:
+async def seed_demo(services: Services, *, max_memories: int = 2_400) -> None:
     """Fill an empty database with the demo: memories, conversations, and one that is gone, and the
-    demo people as seen with their names, so the pages name them before anyone logs in."""
-    await services.provider.add([*demo_records(), *_many_for_max()])
+    demo people as seen with their names, so the pages name them before anyone logs in. Max, whose
+    page shows a person with many memories, gets `max_memories` of them."""
+    await services.provider.add([*demo_records(), *_many_for_max(max_memories)])
     for person in DEMO_PEOPLE:  # each is known by name, so support may preview them before they sign in
         await services.people.note(Actor(person.sub, person.tenant, person.roles), name=person.name)
     for thread in ("thr_q3_report", "thr_intro", "thr_rota", "thr_gone"):
