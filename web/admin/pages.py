@@ -29,7 +29,6 @@ from litestar.response import Redirect, Template
 
 from store import MemoryRecord
 from store.admin import NOT_ADMINISTERED, AdminOutcome
-from web.admin.problems import ProblemView, problem
 from web.admin.views import (
     AdminQuery,
     CreateFormView,
@@ -40,11 +39,12 @@ from web.admin.views import (
     find_fact,
     writers,
 )
-from web.kit.area import NO_STORE, area_view
+from web.kit.area import NO_STORE, AreaView, area_view
 from web.kit.area_words import scope_label
 from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeCookie, NoticeView
 from web.kit.paging import back_params
+from web.kit.problems import ProblemView, Refreshed, problem_answer
 from web.services import Services
 
 __all__ = (
@@ -216,11 +216,8 @@ async def outcome_response(
     if not outcome.ok or outcome.record is None:
         view = await shared_facts_page(visit, query)
         if outcome.status == "refused":
-            return problem(
-                request,
-                view.area,
-                ProblemView(403, "That was refused", outcome.reason, query.href(), "Back to shared facts"),
-            )
+            refused = ProblemView(403, "That was refused", outcome.reason, back=query.href(), back_label=_BACK)
+            return problem_answer(request, refused, page="admin/problem.html", headers=NO_STORE, context=_area(view))
         return not_administered(request, view, query, outcome.reason)
     record = outcome.record
     audience = scope_label(record.scope, visit.viewer.actor).audience
@@ -258,13 +255,23 @@ def not_administered(request: HTMXRequest, view: FactsPage, query: AdminQuery, r
     message = reason or NOT_ADMINISTERED
     heading = "That shared fact isn't here"
     detail = "It may have been deleted meanwhile, or it is held at a scope you do not administer."
-    gone = ProblemView(404, heading, message, query.href(), "Back to shared facts", detail)
-    return problem(request, view.area, gone, refreshed=view)
+    gone = ProblemView(404, heading, message, detail, back=query.href(), back_label=_BACK)
+    refreshed = Refreshed(view, results="admin/_results.html", select="admin/_scope_select.html")
+    return problem_answer(
+        request, gone, page="admin/problem.html", headers=NO_STORE, context=_area(view), refreshed=refreshed
+    )
+
+
+def _area(view: FactsPage) -> dict[str, AreaView]:
+    return {"area": view.area}
 
 
 def query_from(request: HTMXRequest, back: str) -> AdminQuery:
     params = back_params(request, back, "/admin")
     return AdminQuery.parse(text=params.get("q"), scope=params.get("scope"), page=params.get("page"))
+
+
+_BACK = "Back to shared facts"
 
 
 def now() -> datetime:

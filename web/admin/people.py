@@ -17,11 +17,11 @@ from litestar.response import Redirect, Template
 
 from store import Actor
 from store.admin import PEOPLE_SHOWN
-from web.admin.problems import ProblemView, problem
 from web.kit.area import NO_STORE, AreaView, area_view
 from web.kit.identity.elevation import Elevation
 from web.kit.identity.sessions import Viewer
 from web.kit.identity.visit import Visit
+from web.kit.problems import ProblemView, problem_answer
 from web.kit.words import PersonName, person_name
 from web.services import Services
 
@@ -166,5 +166,6 @@ def _not_found(request: HTMXRequest, viewer: Viewer, elevation: Elevation, perso
         f"“{person_id}” is not among the people of the organisations you administer whom OnFile has seen. "
         "They may have been erased already, or belong to another organisation."
     )
-    view = ProblemView(404, "That person isn't here", message, "/admin/people", "Back to people")
-    return problem(request, area_view(viewer, elevation, "people"), view)
+    view = ProblemView(404, "That person isn't here", message, back="/admin/people", back_label="Back to people")
+    area = {"area": area_view(viewer, elevation, "people")}
+    return problem_answer(request, view, page="admin/problem.html", headers=NO_STORE, context=area)

@@ -23,9 +23,9 @@ Refusals: 403 for a memory held at a wider scope, 404 for anything the person ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
-from typing import Annotated, NamedTuple
+from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
 
 from litestar import MediaType, Response, get, post
@@ -42,6 +42,7 @@ from web.kit.identity.elevation import ROLES_UNCONFIRMED, Elevation
 from web.kit.identity.sessions import Viewer
 from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeView
+from web.kit.problems import ProblemView, Refreshed, problem_answer
 from web.kit.security import safe_next_path
 from web.kit.words import scope_words
 from web.me.listing import RELATED_LIMIT, MemoryQuery, select_entries
@@ -50,7 +51,6 @@ from web.me.undo import NOTICES, RestoreOutcome, restore_forgotten, undo_token
 from web.me.views import (
     EntryView,
     MemoriesPage,
-    ProblemView,
     PromotionConfirmView,
     RowPage,
     entry_view,
@@ -195,7 +195,7 @@ async def memory_row(
     found = await on_file(visit.services, visit.viewer.actor)
     entry = next((e for e in found.entries if e.record.id == memory_id), None)
     if entry is None:
-        problem = _Problem(404, "That memory isn't on file for you", _GONE)
+        problem = ProblemView(404, "That memory isn't on file for you", _GONE)
         return await _gone(request, visit, query, problem, found)
     if not request.htmx:
         return Redirect(f"{query.href()}#entry-{memory_id}", status_code=303)
@@ -218,7 +218,7 @@ async def confirm_promotion(
     own = own_scope(visit.viewer.actor)
     entry = next((e for e in found.entries if e.record.id == memory_id and e.scope == own), None)
     if entry is None:
-        problem = _Problem(404, "That memory isn't on file for you", _GONE)
+        problem = ProblemView(404, "That memory isn't on file for you", _GONE)
         return await _gone(request, visit, query, problem, found)
     if at not in _promotion_targets(visit.viewer, visit.elevation):
         reason = (
@@ -226,7 +226,7 @@ async def confirm_promotion(
             if visit.elevation.roles_unconfirmed
             else "You can publish your own notes only for people whose shared facts you administer."
         )
-        return _problem(request, visit.viewer, query, _Problem(403, "That can't be published there", reason))
+        return _problem(request, visit.viewer, query, ProblemView(403, "That can't be published there", reason))
     confirm = PromotionConfirmView(
         entry=await _row(visit, found, entry, query),
         scope=at,
@@ -248,14 +248,14 @@ async def promote_on_page(
 ) -> Template | Redirect:
     query, now = _back(request, data.back), _now()
     if visit.elevation.roles_unconfirmed:
-        return _problem(request, visit.viewer, query, _Problem(403, "That can't be published", ROLES_UNCONFIRMED))
+        return _problem(request, visit.viewer, query, ProblemView(403, "That can't be published", ROLES_UNCONFIRMED))
     outcome = await visit.services.admin.promote(visit.viewer.actor, memory_id, scope=data.scope)
     if not outcome.ok or outcome.record is None:
         if outcome.status in ("refused", "invalid"):  # not allowed there, or not a note any write may store
             status = 403 if outcome.status == "refused" else 400
-            problem = _Problem(status, "That can't be published", "Publishing it there was refused.", outcome.reason)
+            problem = ProblemView(status, "That can't be published", "Publishing it there was refused.", outcome.reason)
             return _problem(request, visit.viewer, query, problem)
-        problem = _Problem(404, "That memory isn't on file for you", outcome.reason)
+        problem = ProblemView(404, "That memory isn't on file for you", outcome.reason)
         return await _gone(request, visit, query, problem)
     audience = scope_words(outcome.record.scope, visit.viewer.actor).held_for
     notice = NoticeView(
@@ -325,35 +325,30 @@ def _promotion_targets(viewer: Viewer, elevation: Elevation) -> tuple[str, ...]:
     return promotion_targets(viewer.actor, elevation.scopes)
 
 
-class _Problem(NamedTuple):
-    status: int
-    heading: str
-    message: str
-    detail: str = ""
-
-
 def _problem(
-    request: HTMXRequest, viewer: Viewer, query: MemoryQuery, problem: _Problem, refreshed: MemoriesPage | None = None
+    request: HTMXRequest,
+    viewer: Viewer,
+    query: MemoryQuery,
+    problem: ProblemView,
+    refreshed: MemoriesPage | None = None,
 ) -> Template:
-    view = ProblemView(
-        status=problem.status,
-        heading=problem.heading,
-        message=problem.message,
-        detail=problem.detail,
-        back=query.href(),
-        viewer_name=viewer.name,
-        csrf_token=viewer.csrf_token,
+    """`problem`, with the way back to the list as the person left it."""
+    account = {"viewer_name": viewer.name, "csrf_token": viewer.csrf_token}
+    return problem_answer(
+        request,
+        replace(problem, back=query.href()),
+        page="me/problem.html",
+        headers=_HEADERS,
+        context={"account": account},
+        refreshed=None if refreshed is None else Refreshed(refreshed, "me/_results.html", "me/_group_select.html"),
     )
-    name = "me/_problem.html" if request.htmx else "me/problem.html"
-    context = {"problem": view, "refreshed": refreshed}
-    return Template(name, context=context, status_code=view.status, headers=_HEADERS)
 
 
 async def _gone(
     request: HTMXRequest,
     visit: Visit,
     query: MemoryQuery,
-    problem: _Problem,
+    problem: ProblemView,
     found: OnFile | None = None,
 ) -> Template:
     """A memory no longer on file for the person (forgotten in another tab, say). For htmx the notice
@@ -366,17 +361,17 @@ async def _gone(
     return _problem(request, visit.viewer, query, problem, refreshed=view)
 
 
-def _forget_problem(outcome: ForgetOutcome, entry: DigestEntry | None, viewer: Viewer) -> _Problem:
+def _forget_problem(outcome: ForgetOutcome, entry: DigestEntry | None, viewer: Viewer) -> ProblemView:
     if outcome.status == "refused" and entry is not None:
         managed = scope_words(entry.scope, viewer.actor).managed
         message = f"{managed}: only its administrators can change or remove it."
-        return _Problem(403, "This memory can't be forgotten here", message, outcome.reason)
-    return _Problem(404, "That memory isn't on file for you", _GONE, outcome.reason)
+        return ProblemView(403, "This memory can't be forgotten here", message, outcome.reason)
+    return ProblemView(404, "That memory isn't on file for you", _GONE, outcome.reason)
 
 
-def _undo_problem(outcome: RestoreOutcome) -> _Problem:
+def _undo_problem(outcome: RestoreOutcome) -> ProblemView:
     status = {"expired": 410, "superseded": 409}.get(outcome.status, 403)
-    return _Problem(status, "That can't be undone", outcome.reason)
+    return ProblemView(status, "That can't be undone", outcome.reason)
 
 
 def _in_flight(services: Services) -> str:

@@ -38,7 +38,6 @@ __all__ = (
     "MoreView",
     "OriginView",
     "OverrideView",
-    "ProblemView",
     "PromotionConfirmView",
     "PromotionView",
     "RankingView",
@@ -159,19 +158,6 @@ class RankingView:
     """How many memories the ranking named (at most `RELATED_LIMIT`), before the group and author filters."""
     explanation: str
     """How the list was chosen, saying it is the closest few and not everything (unless it is)."""
-
-
-@dataclass(frozen=True, slots=True)
-class ProblemView:
-    """Why a forget or an undo did not happen, as a page (plain forms) or a notice (htmx)."""
-
-    status: int
-    heading: str
-    message: str
-    back: str
-    viewer_name: str
-    csrf_token: str
-    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
