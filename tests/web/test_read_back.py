@@ -148,5 +148,5 @@ async def test_the_openapi_document_describes_the_read_back_refusals_and_credent
     assert {"200", "401", "403", "404"} <= set(forgetting["responses"])
     for status in ("401", "403", "404"):
         content = forgetting["responses"][status]["content"]["application/json"]
-        assert content["schema"] == {"$ref": "#/components/schemas/ErrorOut"}
+        assert content["schema"] == {"$ref": "#/components/schemas/ProblemOut"}
         assert all(list(example["value"]) == ["error"] for example in content["examples"].values())

@@ -29,7 +29,7 @@ from store.domain.wire import record_wire
 from web.kit.identity.elevation import administrators_only, confirmed_roles_only
 from web.kit.identity.visit import Visit
 from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
-from web.kit.wire import NOT_JSON, ProblemOut, RecordOut
+from web.kit.wire import NOT_JSON, ProblemOut, RecordOut, refusal
 
 __all__ = (
     "BudgetOut",
@@ -100,16 +100,10 @@ def _answer(outcome: AdminOutcome, status: int = 200) -> Response[Any]:
     return Response(ProblemOut(outcome.reason or NOT_ADMINISTERED), status_code=code)
 
 
-_REFUSED = ResponseSpec(
-    ProblemOut,
-    description="Refused, with the verdict's reason",
-    examples=[Example(value={"error": "Writing at tenant:berlin needs someone who administers it; ada does not."})],
+_REFUSED = refusal(
+    "Refused, with the verdict's reason", "Writing at tenant:berlin needs someone who administers it; ada does not."
 )
-_NOT_FOUND = ResponseSpec(
-    ProblemOut,
-    description="Unknown, or not at a scope you administer",
-    examples=[Example(value={"error": NOT_ADMINISTERED})],
-)
+_NOT_FOUND = refusal("Unknown, or not at a scope you administer", NOT_ADMINISTERED)
 
 
 @post(

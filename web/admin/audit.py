@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Annotated
 
 from litestar import Response, get
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 from litestar.params import QueryParameter
 from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Template
@@ -31,23 +31,26 @@ Key = Annotated[str | None, QueryParameter(name="key", description="Text in the 
 Page = Annotated[str | None, QueryParameter(name="page", description="The page, from 1.")]
 
 
-@get("/admin/audit", name="admin_audit", include_in_schema=False)
+async def _audit_query(
+    action: Action = None, in_scope: Scope = None, who: Who = None, key: Key = None, page: Page = None
+) -> AuditQuery:
+    """The filter (and page) the address asks for; the page and its downloads read it alike."""
+    return AuditQuery.parse(action=action, scope=in_scope, who=who, key=key, page=page)
+
+
+_FILTER = {"audit_filter": Provide(_audit_query)}
+
+
+@get("/admin/audit", name="admin_audit", include_in_schema=False, dependencies=_FILTER)
 async def audit_trail(
-    request: HTMXRequest,
-    visit: NamedDependency[Visit],
-    action: Action = None,
-    in_scope: Scope = None,
-    who: Who = None,
-    key: Key = None,
-    page: Page = None,
+    request: HTMXRequest, visit: NamedDependency[Visit], audit_filter: NamedDependency[AuditQuery]
 ) -> Template:
-    query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key, page=page)
     entries = await visit.services.admin.audit_entries(visit.viewer.actor)
     view = audit_page(
         entries,
         visit.elevation.scopes,
         visit.viewer.actor,
-        query,
+        audit_filter,
         area=area_view(visit.viewer, visit.elevation, "audit"),
         now=datetime.now(UTC),
         names=await visit.services.people.names_of(people_named(entries)),
@@ -55,16 +58,9 @@ async def audit_trail(
     return Template("admin/audit.html", context={"page": view, "area": view.area}, headers=NO_STORE)
 
 
-@get("/admin/audit.csv", name="admin_audit_csv", include_in_schema=False)
-async def audit_download_csv(
-    visit: NamedDependency[Visit],
-    action: Action = None,
-    in_scope: Scope = None,
-    who: Who = None,
-    key: Key = None,
-) -> Response[str]:
-    query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key)
-    found = await _filtered(visit, query)
+@get("/admin/audit.csv", name="admin_audit_csv", include_in_schema=False, dependencies=_FILTER)
+async def audit_download_csv(visit: NamedDependency[Visit], audit_filter: NamedDependency[AuditQuery]) -> Response[str]:
+    found = await _filtered(visit, audit_filter)
     return Response(
         for_spreadsheets(audit_csv(found)),
         media_type=CSV_MEDIA_TYPE,
@@ -72,16 +68,11 @@ async def audit_download_csv(
     )
 
 
-@get("/admin/audit.json", name="admin_audit_json", include_in_schema=False)
+@get("/admin/audit.json", name="admin_audit_json", include_in_schema=False, dependencies=_FILTER)
 async def audit_download_json(
-    visit: NamedDependency[Visit],
-    action: Action = None,
-    in_scope: Scope = None,
-    who: Who = None,
-    key: Key = None,
+    visit: NamedDependency[Visit], audit_filter: NamedDependency[AuditQuery]
 ) -> Response[list[AuditEntryWire]]:
-    query = AuditQuery.parse(action=action, scope=in_scope, who=who, key=key)
-    found = await _filtered(visit, query)
+    found = await _filtered(visit, audit_filter)
     return Response(audit_json(found), headers={**NO_STORE, "Content-Disposition": _attachment("json")})
 
 

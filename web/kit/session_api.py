@@ -12,14 +12,13 @@ from typing import Any
 
 from litestar import Request, Response
 from litestar.datastructures import State
-from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Example, SecurityScheme
+from litestar.openapi.spec import SecurityScheme
 from litestar.types import ExceptionHandlersMap
 
 from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LoginRequiredError
 from web.kit.identity.elevation import ROLES_UNCONFIRMED, NotElevatedError
-from web.kit.wire import ProblemOut
+from web.kit.wire import ProblemOut, refusal
 
 __all__ = (
     "API_EXCEPTIONS",
@@ -73,13 +72,8 @@ API_EXCEPTIONS: ExceptionHandlersMap = {
 schema, one too large, a missing session, someone the endpoint is not for."""
 
 
-NO_SESSION = ResponseSpec(
-    ProblemOut,
-    description="No dashboard session",
-    examples=[Example(value={"error": "Log in to the dashboard first."})],
-)
-INVALID = ResponseSpec(
-    ProblemOut,
-    description="Invalid input: empty, too long, not one line, or a body that does not parse",
-    examples=[Example(value={"error": "The fact contains a line break. It must be a single line of plain text."})],
+NO_SESSION = refusal("No dashboard session", "Log in to the dashboard first.")
+INVALID = refusal(
+    "Invalid input: empty, too long, not one line, or a body that does not parse",
+    "The fact contains a line break. It must be a single line of plain text.",
 )

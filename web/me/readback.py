@@ -20,7 +20,7 @@ from store.memory import NOT_ON_FILE
 from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
 from web.kit.identity.sessions import Viewer
-from web.kit.wire import OriginOut, OverrideOut
+from web.kit.wire import OriginOut, OverrideOut, ProblemOut, refusal
 from web.me.on_file import on_file, origin_of, resolving_origins
 from web.services import Services
 
@@ -49,20 +49,12 @@ class ForgottenOut(msgspec.Struct, frozen=True):
     forgotten: bool
 
 
-class ErrorOut(msgspec.Struct, frozen=True):
-    error: str
-
-
-_INVALID = ResponseSpec(
-    ErrorOut,
-    description="An address or query that is not valid",
-    examples=[Example(value={"error": "The request is not valid: the address contains a control character."})],
+_INVALID = refusal(
+    "An address or query that is not valid", "The request is not valid: the address contains a control character."
 )
 
 
-_NO_SESSION = ResponseSpec(
-    ErrorOut, description="No dashboard session", examples=[Example(value={"error": LOG_IN_FIRST})]
-)
+_NO_SESSION = refusal("No dashboard session", LOG_IN_FIRST)
 
 
 async def read_back(
@@ -136,32 +128,21 @@ async def list_memories(
         ),
         400: _INVALID,
         401: _NO_SESSION,
-        403: ResponseSpec(
-            ErrorOut,
-            description="Held at a wider scope (your organisation manages it), or no valid X-CSRF-Token",
-            examples=[
-                Example(
-                    value={
-                        "error": "This memory is held at tenant:berlin, which is managed by its administrators; it "
-                        "cannot be forgotten here."
-                    }
-                )
-            ],
+        403: refusal(
+            "Held at a wider scope (your organisation manages it), or no valid X-CSRF-Token",
+            "This memory is held at tenant:berlin, which is managed by its administrators; it "
+            "cannot be forgotten here.",
         ),
-        404: ResponseSpec(
-            ErrorOut,
-            description="Unknown, another person's, or beaten by a narrower memory: one answer for all",
-            examples=[Example(value={"error": NOT_ON_FILE})],
-        ),
+        404: refusal("Unknown, another person's, or beaten by a narrower memory: one answer for all", NOT_ON_FILE),
     },
 )
 async def delete_memory(
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
     memory_id: Annotated[str, PathParameter(examples=[Example(value="mem_01HZX3")])],
-) -> Response[ForgottenOut | ErrorOut]:
+) -> Response[ForgottenOut | ProblemOut]:
     outcome = await forget_memory(services.memory, ScopeContext(actor=viewer.actor), memory_id)
     if outcome.status == "forgotten":
         return Response(ForgottenOut(forgotten=True), status_code=200)
     status = 403 if outcome.status == "refused" else 404
-    return Response(ErrorOut(error=outcome.reason), status_code=status)
+    return Response(ProblemOut(error=outcome.reason), status_code=status)

@@ -22,7 +22,6 @@ from typing import Annotated
 from litestar import Response, Router, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.enums import RequestEncodingType
-from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body
 from litestar.response import Template
@@ -33,7 +32,7 @@ from web.kit.area import NO_STORE, area_view
 from web.kit.identity.elevation import NotElevatedError, support_staff_only
 from web.kit.identity.visit import Visit
 from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
-from web.kit.wire import DIGEST_EXAMPLE, NOT_JSON, DigestIn, DigestOut, ProblemOut, digest_off, digest_out
+from web.kit.wire import DIGEST_EXAMPLE, NOT_JSON, DigestIn, DigestOut, ProblemOut, digest_off, digest_out, refusal
 from web.support.views import FieldProblem, PreviewPage, preview_form, preview_result
 
 __all__ = ("PreviewForm", "preview_api", "preview_page", "show_preview", "support_router", "unknown_person")
@@ -150,15 +149,9 @@ async def show_preview(
     responses={
         400: INVALID,
         401: NO_SESSION,
-        404: ResponseSpec(
-            ProblemOut,
-            description="Nobody by that id is known in the caller's organisation",
-            examples=[Example(value={"error": unknown_person("c2")})],
-        ),
-        403: ResponseSpec(
-            ProblemOut,
-            description="The caller may not preview prompts",
-            examples=[Example(value={"error": "Previewing prompts is for support staff; lena may not preview them."})],
+        404: refusal("Nobody by that id is known in the caller's organisation", unknown_person("c2")),
+        403: refusal(
+            "The caller may not preview prompts", "Previewing prompts is for support staff; lena may not preview them."
         ),
         415: NOT_JSON,
     },
