@@ -1,125 +1,30 @@
 """OnFile's memory: the rules (`store.domain`), the provider seam, and the turn-level operations."""
 
-from store.diagnostics import DIAGNOSTICS, DiagnosticEvent, Diagnostics, MemoryResolved, MemoryWritten
-from store.domain import (
-    DEFAULT_MAX_FACT_CHARS,
-    DEFAULT_MAX_MEMORIES,
-    DIRECTION_CONTROLS,
-    GLOBAL_SCOPE,
-    MAX_KEY_CHARS,
-    REMEMBER_TOOL,
-    Actor,
-    Author,
-    DefaultScopeResolver,
-    DigestEntry,
-    MemoryDigest,
-    MemoryInput,
-    MemoryOrigin,
-    MemoryRecord,
-    Override,
-    ScopeContext,
-    ScopeResolver,
-    Shortlist,
-    Verdict,
-    build_memory_block,
-    check_memory_input,
-    forget_all_reach,
-    in_render_order,
-    memory_forget_verdict,
-    memory_write_verdict,
-    neutralise,
-    normalise_scopes,
-    own_scope,
-    remember_tool,
-    resolve_digest,
-    resolve_shortlist,
-    scope_kind,
-)
-from store.domain.prompt import anthropic_remember_tool, compose_system_prompt, openai_remember_tool
-from store.in_memory import InMemoryMemoryProvider
-from store.memory import (
-    ForgetOutcome,
-    MemoryConfig,
-    RestoreOutcome,
-    TurnMemory,
-    WriteOutcome,
-    forget_all_memories,
-    forget_memory,
-    memories_on_file,
-    memory_for_turn,
-    offer_memories,
-    restore_memory,
-    write_memory,
-)
-from store.provider import (
-    MemoryProvider,
-    Recall,
-    RecallingMemoryProvider,
-    SearchableMemoryProvider,
-    ShortlistingMemoryProvider,
-    WritableMemoryProvider,
-    WriteRefusedError,
-)
+from store import diagnostics, domain, in_memory, memory, provider
+from store.diagnostics import *
+from store.domain import *
+from store.domain import prompt
+from store.domain.prompt import *
+from store.in_memory import *
+from store.memory import *
+from store.provider import *
 
-__all__ = (
-    "DEFAULT_MAX_FACT_CHARS",
-    "DEFAULT_MAX_MEMORIES",
-    "DIAGNOSTICS",
-    "DIRECTION_CONTROLS",
-    "GLOBAL_SCOPE",
-    "MAX_KEY_CHARS",
-    "REMEMBER_TOOL",
-    "Actor",
-    "Author",
-    "DefaultScopeResolver",
-    "DiagnosticEvent",
-    "Diagnostics",
-    "DigestEntry",
-    "ForgetOutcome",
-    "InMemoryMemoryProvider",
-    "MemoryConfig",
-    "MemoryDigest",
-    "MemoryInput",
-    "MemoryOrigin",
-    "MemoryProvider",
-    "MemoryRecord",
-    "MemoryResolved",
-    "MemoryWritten",
-    "Override",
-    "Recall",
-    "RecallingMemoryProvider",
-    "RestoreOutcome",
-    "ScopeContext",
-    "ScopeResolver",
-    "SearchableMemoryProvider",
-    "Shortlist",
-    "ShortlistingMemoryProvider",
-    "TurnMemory",
-    "Verdict",
-    "WritableMemoryProvider",
-    "WriteOutcome",
-    "WriteRefusedError",
-    "anthropic_remember_tool",
-    "build_memory_block",
-    "check_memory_input",
-    "compose_system_prompt",
-    "forget_all_memories",
-    "forget_all_reach",
-    "forget_memory",
-    "in_render_order",
-    "memories_on_file",
-    "memory_for_turn",
-    "memory_forget_verdict",
-    "memory_write_verdict",
-    "neutralise",
-    "normalise_scopes",
-    "offer_memories",
-    "openai_remember_tool",
-    "own_scope",
-    "remember_tool",
-    "resolve_digest",
-    "resolve_shortlist",
-    "restore_memory",
-    "scope_kind",
-    "write_memory",
-)
+# Every name the parts publish, but for those that serve only store's own modules and the web layer. (A list,
+# so that mypy reads what is removed; a name each, for the same reason.)
+__all__ = []
+__all__ += diagnostics.__all__
+__all__ += domain.__all__
+__all__ += prompt.__all__
+__all__ += in_memory.__all__
+__all__ += memory.__all__
+__all__ += provider.__all__
+__all__.remove("ForgetAllReach")
+__all__.remove("RestoreVerdict")
+__all__.remove("memory_restore_verdict")
+__all__.remove("BulkForgettingProvider")
+__all__.remove("lookalike_key_refusal")
+__all__.remove("prepare_turn")
+__all__.remove("prepare_write")
+__all__.remove("related_keys")
+__all__.remove("select_for_turn")
+__all__.remove("PreparingMemoryProvider")
