@@ -45,14 +45,17 @@ def remember_position(call_id: str) -> str:
 
 
 class Journal(Protocol):
+    """What `MemoryRuns` asks of a journal, as it asks it: each call says whom the run is for, and whether
+    it computes exclusively or what is written alongside. Defaults a journal offers others are its own."""
+
     async def checkpoint(
         self,
         run_id: str,
         position: str,
         compute: Callable[[], Awaitable[Any]],
         *,
-        actor_id: str | None = None,
-        exclusive: bool = False,
+        actor_id: str,
+        exclusive: bool,
     ) -> Any: ...
 
     async def stored_json(self, run_id: str, position: str) -> str | None: ...
@@ -63,8 +66,8 @@ class Journal(Protocol):
         position: str,
         payload: str,
         *,
-        actor_id: str | None = None,
-        alongside: Callable[[], Awaitable[None]] | None = None,
+        actor_id: str,
+        alongside: Callable[[], Awaitable[None]],
     ) -> tuple[bool, str]: ...
 
 
