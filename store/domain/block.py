@@ -131,15 +131,14 @@ def _is_plain(text: str) -> bool:
     faster than the search): printable text has no control character, separator or surrogate, and no
     whitespace but the ASCII space, so "starts or ends with whitespace" is a look at the two ends. The
     two lookalikes of `<` are wider than any Latin-1 text, which the `in` sees at once."""
-    return (
-        text.isprintable()
-        and "<" not in text
-        and "\uff1c" not in text
-        and "\ufe64" not in text
-        and "  " not in text
-        and text[:1] != " "
-        and text[-1:] != " "
-    )
+    return _plain_inside(text) and text[:1] != " " and text[-1:] != " "
+
+
+def _plain_inside(text: str) -> bool:
+    """True only when `text` holds nothing `neutralise` changes wherever it stands — no control
+    character, separator or surrogate, no opener of a tag, no run of spaces — leaving its ends to the
+    caller, who knows where they are."""
+    return text.isprintable() and "<" not in text and "\uff1c" not in text and "\ufe64" not in text and "  " not in text
 
 
 def _head_line(scope: str, key: str, text: str) -> str:
@@ -148,17 +147,7 @@ def _head_line(scope: str, key: str, text: str) -> str:
     # `_is_plain_line`, with the ends of the two short parts looked at instead of the whole line
     # searched three more times for them (a line is some hundred characters; those scans were a
     # fifth of rendering a block): what follows `] ` or `: ` shows its leading space as `  `.
-    plain = (
-        line.isprintable()
-        and "<" not in line
-        and "\uff1c" not in line
-        and "\ufe64" not in line
-        and "  " not in line
-        and scope[:1] != " "
-        and scope[-1:] != " "
-        and key[-1:] != " "
-        and line[-1:] != " "
-    )
+    plain = _plain_inside(line) and scope[:1] != " " and scope[-1:] != " " and key[-1:] != " " and line[-1:] != " "
     return f"- {line}" if plain else f"- [{neutralise(scope)}] {neutralise(key)}: {neutralise(text)}"
 
 
@@ -175,14 +164,4 @@ def _is_plain_line(line: str) -> bool:
     `neutralise` would change none of them. The line is checked once instead of each part: a part
     that starts or ends with a space shows as a space beside the line's `[`, `]` or `:`, beside its
     separating space, or at its end. A false alarm (`a :` inside a text) only takes the long way."""
-    return (
-        line.isprintable()
-        and "<" not in line
-        and "\uff1c" not in line
-        and "\ufe64" not in line
-        and "  " not in line
-        and "[ " not in line
-        and " ]" not in line
-        and " :" not in line
-        and line[-1:] != " "
-    )
+    return _plain_inside(line) and "[ " not in line and " ]" not in line and " :" not in line and line[-1:] != " "
