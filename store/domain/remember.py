@@ -113,11 +113,8 @@ def check_memory_input(key: str, fact: str, *, max_fact_chars: int = DEFAULT_MAX
 
 def _reordered(name: str, value: str) -> str | None:
     bad = next((ch for ch in value if ch in DIRECTION_CONTROLS), None)
-    if bad is None:
-        return None
-    return (
-        f"The {name} contains a text-direction control (U+{ord(bad):04X}), which would show it to the "
-        "user in another order than it is read. Write it without one."
+    return _stray(
+        bad, f"The {name} contains a text-direction control", "show it to the user in another order than it is read"
     )
 
 
@@ -126,13 +123,17 @@ def _disguised(key: str) -> str | None:
     a word joiner, a soft hyphen, a joiner between letters that do not join) makes a second key that
     reads exactly like the first. The joiners scripts and emoji need, where they need them, and the
     direction marks in right-to-left text are kept (`store.domain.lookalikes`)."""
-    bad = first_stray_invisible(key)
+    return _stray(
+        first_stray_invisible(key), "The key contains an invisible character", "make it look like another key"
+    )
+
+
+def _stray(bad: str | None, found: str, harm: str) -> str | None:
+    """The refusal of a character that has no place there, by its code point: the model cannot see it
+    in its own text, but can leave out what is named."""
     if bad is None:
         return None
-    return (
-        f"The key contains an invisible character (U+{ord(bad):04X}), which would make it look like another "
-        "key. Write it without one."
-    )
+    return f"{found} (U+{ord(bad):04X}), which would {harm}. Write it without one."
 
 
 def _tagged(key: str) -> str | None:
