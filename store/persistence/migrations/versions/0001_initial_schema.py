@@ -16,8 +16,6 @@ from store.persistence.types import UtcDateTime
 
 revision = "0001"
 down_revision = None
-branch_labels = None
-depends_on = None
 
 JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 ROW_NUMBER = sa.BigInteger().with_variant(sa.Integer(), "sqlite")

@@ -18,8 +18,6 @@ from store.persistence.terms import index_terms
 
 revision = "0002"
 down_revision = "0001"
-branch_labels = None
-depends_on = None
 
 _TRIGGERS = ("agent_memory_fts_insert", "agent_memory_fts_delete", "agent_memory_fts_update")
 

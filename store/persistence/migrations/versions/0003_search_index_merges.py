@@ -23,8 +23,6 @@ from alembic import op
 
 revision = "0003"
 down_revision = "0002"
-branch_labels = None
-depends_on = None
 
 SQLITE_MERGING = {"automerge": 2, "crisismerge": 4, "usermerge": 2}
 SQLITE_DEFAULT_MERGING = {"automerge": 4, "crisismerge": 16, "usermerge": 4}

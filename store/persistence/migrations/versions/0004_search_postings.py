@@ -31,8 +31,6 @@ from alembic import op
 
 revision = "0004"
 down_revision = "0003"
-branch_labels = None
-depends_on = None
 
 
 # A record's terms are letters only with single spaces between, so `json_each` reads its

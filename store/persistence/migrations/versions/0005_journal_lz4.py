@@ -23,8 +23,6 @@ from alembic import op
 
 revision = "0005"
 down_revision = "0004"
-branch_labels = None
-depends_on = None
 
 _LZ4 = """DO $$
 BEGIN

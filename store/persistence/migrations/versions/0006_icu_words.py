@@ -31,8 +31,6 @@ from store.persistence.terms import index_terms, term
 
 revision = "0006"
 down_revision = "0005"
-branch_labels = None
-depends_on = None
 
 _OLD_WORD = re.compile(r"\w+")
 
