@@ -12,6 +12,13 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
+from store.persistence.migrations.search_machinery import (
+    DROP_FTS,
+    WORDS_FTS,
+    WORDS_FTS_TRIGGERS,
+    WORDS_SEARCH_VECTOR,
+    for_each_backend,
+)
 from store.persistence.types import UtcDateTime
 
 revision = "0001"
@@ -19,36 +26,6 @@ down_revision = None
 
 JSON = sa.JSON().with_variant(postgresql.JSONB(), "postgresql")
 ROW_NUMBER = sa.BigInteger().with_variant(sa.Integer(), "sqlite")
-
-# FTS5 tokens are what `store.persistence.search.query_words` calls words: letters, digits and
-# the underscore, with diacritics kept, so "über" and "uber" stay different words as they do there.
-SQLITE_SEARCH = [
-    """CREATE VIRTUAL TABLE memory_fts USING fts5(
-        key, text, scope_token,
-        content = '',
-        tokenize = "unicode61 remove_diacritics 0 categories 'L* N*' tokenchars '_'"
-    )""",
-    """CREATE TRIGGER agent_memory_fts_insert AFTER INSERT ON agent_memory BEGIN
-        INSERT INTO memory_fts (rowid, key, text, scope_token)
-        VALUES (new.seq, new.key, new.text, 's' || lower(hex(new.scope)));
-    END""",
-    """CREATE TRIGGER agent_memory_fts_delete AFTER DELETE ON agent_memory BEGIN
-        INSERT INTO memory_fts (memory_fts, rowid, key, text, scope_token)
-        VALUES ('delete', old.seq, old.key, old.text, 's' || lower(hex(old.scope)));
-    END""",
-    """CREATE TRIGGER agent_memory_fts_update AFTER UPDATE OF key, text, scope ON agent_memory BEGIN
-        INSERT INTO memory_fts (memory_fts, rowid, key, text, scope_token)
-        VALUES ('delete', old.seq, old.key, old.text, 's' || lower(hex(old.scope)));
-        INSERT INTO memory_fts (rowid, key, text, scope_token)
-        VALUES (new.seq, new.key, new.text, 's' || lower(hex(new.scope)));
-    END""",
-]
-
-POSTGRESQL_SEARCH = [
-    """ALTER TABLE agent_memory ADD COLUMN search_vector tsvector
-        GENERATED ALWAYS AS (to_tsvector('simple', key || ' ' || text)) STORED""",
-    "CREATE INDEX ix_agent_memory_search_vector ON agent_memory USING gin (search_vector)",
-]
 
 
 def upgrade() -> None:
@@ -143,17 +120,11 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name="pk_known_person"),
     )
     op.create_index("ix_known_person_last_seen_at", "known_person", ["last_seen_at"])
-    dialect = op.get_bind().dialect.name
-    for statement in SQLITE_SEARCH if dialect == "sqlite" else POSTGRESQL_SEARCH if dialect == "postgresql" else []:
-        op.execute(statement)
+    for_each_backend(sqlite=[WORDS_FTS, *WORDS_FTS_TRIGGERS], postgresql=WORDS_SEARCH_VECTOR)
 
 
 def downgrade() -> None:
-    dialect = op.get_bind().dialect.name
-    if dialect == "sqlite":
-        for trigger in ("agent_memory_fts_insert", "agent_memory_fts_delete", "agent_memory_fts_update"):
-            op.execute(f"DROP TRIGGER IF EXISTS {trigger}")
-        op.execute("DROP TABLE IF EXISTS memory_fts")
+    for_each_backend(sqlite=DROP_FTS)  # PostgreSQL's search_vector goes with its table
     op.drop_table("known_person")
     op.drop_table("dashboard_session")
     op.drop_table("audit_entry")

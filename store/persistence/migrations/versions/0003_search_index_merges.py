@@ -18,44 +18,23 @@ Create Date: 2026-12-03
 
 from __future__ import annotations
 
-import sqlalchemy as sa
 from alembic import op
+
+from store.persistence.migrations.search_machinery import FTS_MERGING, configure_fts_merging, merge_what_fts_stores
 
 revision = "0003"
 down_revision = "0002"
 
-SQLITE_MERGING = {"automerge": 2, "crisismerge": 4, "usermerge": 2}
-SQLITE_DEFAULT_MERGING = {"automerge": 4, "crisismerge": 16, "usermerge": 4}
+FTS_DEFAULT_MERGING = {"automerge": 4, "crisismerge": 16, "usermerge": 4}
 """FTS5's defaults: revision 0002's settings, for the downgrade."""
-
-_CATCH_UP = "INSERT INTO memory_fts (memory_fts, rank) VALUES ('merge', 2000)"
-
-
-def _configure(settings: dict[str, int]) -> None:
-    for name, value in settings.items():
-        op.get_bind().execute(
-            sa.text("INSERT INTO memory_fts (memory_fts, rank) VALUES (:name, :value)"), {"name": name, "value": value}
-        )
-
-
-def _merge_what_is_stored() -> None:
-    """Merge until a merge finds nothing to do (it then changes fewer than two rows, as FTS5's
-    documentation says); bounded, because the writes that follow would finish it anyway."""
-    bind = op.get_bind()
-    changes = sa.text("SELECT total_changes()")
-    for _ in range(1_000):
-        before = bind.execute(changes).scalar_one()
-        bind.execute(sa.text(_CATCH_UP))
-        if bind.execute(changes).scalar_one() - before < 2:
-            return
 
 
 def upgrade() -> None:
     if op.get_bind().dialect.name == "sqlite":
-        _configure(SQLITE_MERGING)
-        _merge_what_is_stored()
+        configure_fts_merging(FTS_MERGING)
+        merge_what_fts_stores()
 
 
 def downgrade() -> None:
     if op.get_bind().dialect.name == "sqlite":
-        _configure(SQLITE_DEFAULT_MERGING)
+        configure_fts_merging(FTS_DEFAULT_MERGING)

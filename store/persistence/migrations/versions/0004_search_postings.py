@@ -29,6 +29,16 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+from store.persistence.migrations.search_machinery import (
+    FTS_MERGING,
+    FTS_TRIGGERS,
+    TERMS_FTS,
+    TERMS_FTS_FILL,
+    TERMS_FTS_TRIGGERS,
+    configure_fts_merging,
+    merge_what_fts_stores,
+)
+
 revision = "0004"
 down_revision = "0003"
 
@@ -82,26 +92,6 @@ SQLITE_POSTINGS = [
 
 _POSTINGS_TRIGGERS = ("agent_memory_terms_insert", "agent_memory_terms_delete", "agent_memory_terms_update")
 
-# Revision 0003's index, for the downgrade: FTS5 over `search_terms`, merging each pair of segments.
-_FTS_TRIGGERS = ("agent_memory_fts_insert", "agent_memory_fts_delete", "agent_memory_fts_update")
-SQLITE_FTS = [
-    "CREATE VIRTUAL TABLE memory_fts USING fts5(terms, content = '', tokenize = 'ascii')",
-    "INSERT INTO memory_fts (memory_fts, rank) VALUES ('automerge', 2)",
-    "INSERT INTO memory_fts (memory_fts, rank) VALUES ('crisismerge', 4)",
-    "INSERT INTO memory_fts (memory_fts, rank) VALUES ('usermerge', 2)",
-    "INSERT INTO memory_fts (rowid, terms) SELECT seq, search_terms FROM agent_memory",
-    """CREATE TRIGGER agent_memory_fts_insert AFTER INSERT ON agent_memory BEGIN
-        INSERT INTO memory_fts (rowid, terms) VALUES (new.seq, new.search_terms);
-    END""",
-    """CREATE TRIGGER agent_memory_fts_delete AFTER DELETE ON agent_memory BEGIN
-        INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.seq, old.search_terms);
-    END""",
-    """CREATE TRIGGER agent_memory_fts_update AFTER UPDATE OF search_terms ON agent_memory BEGIN
-        INSERT INTO memory_fts (memory_fts, rowid, terms) VALUES ('delete', old.seq, old.search_terms);
-        INSERT INTO memory_fts (rowid, terms) VALUES (new.seq, new.search_terms);
-    END""",
-]
-
 
 def _require_json_each() -> None:
     """The triggers read terms with `json_each`, built into SQLite since 3.38 (and into most builds
@@ -118,23 +108,11 @@ def _require_json_each() -> None:
         raise RuntimeError(msg) from error
 
 
-def _merge_what_is_stored() -> None:
-    """Revision 0003's catch-up: merge until a merge finds nothing to do (it then changes fewer than
-    two rows); bounded, because the writes that follow would finish it anyway."""
-    bind = op.get_bind()
-    changes = sa.text("SELECT total_changes()")
-    for _ in range(1_000):
-        before = bind.execute(changes).scalar_one()
-        bind.execute(sa.text("INSERT INTO memory_fts (memory_fts, rank) VALUES ('merge', 2000)"))
-        if bind.execute(changes).scalar_one() - before < 2:
-            return
-
-
 def upgrade() -> None:
     if op.get_bind().dialect.name != "sqlite":
         return
     _require_json_each()
-    for trigger in _FTS_TRIGGERS:
+    for trigger in FTS_TRIGGERS:
         op.execute(f"DROP TRIGGER {trigger}")
     op.execute("DROP TABLE memory_fts")
     for statement in SQLITE_POSTINGS:
@@ -148,6 +126,10 @@ def downgrade() -> None:
         op.execute(f"DROP TRIGGER {trigger}")
     op.execute("DROP TABLE memory_corpus")
     op.execute("DROP TABLE memory_terms")
-    for statement in SQLITE_FTS:
+    # Revision 0003's index: FTS5 over `search_terms`, merging each pair of segments, caught up.
+    op.execute(TERMS_FTS)
+    configure_fts_merging(FTS_MERGING)
+    op.execute(TERMS_FTS_FILL)
+    for statement in TERMS_FTS_TRIGGERS:
         op.execute(statement)
-    _merge_what_is_stored()
+    merge_what_fts_stores()
