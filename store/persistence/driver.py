@@ -18,11 +18,16 @@ no transaction on either driver.
 On SQLite every call into aiosqlite is a round trip to its connection's thread, and on these machines
 a round trip costs about ten times what a point read costs SQLite (some 170 µs of CPU against 16 µs).
 SQLAlchemy makes three or four of them a statement. So a turn's statements run on the driver in one
-trip each (`run_statement`), and a lookup by key — a replay's journal read — runs inline on the event
-loop's own thread, with no trip at all (`point_rows`): on a write-ahead-logged database a reader
-takes no lock a writer holds, and the inline connection never waits — any error at all, a busy
-database included, drops it and the read takes the pooled path instead, which answers or fails
-exactly as the pooled path does. Only short lookups go inline: a search, which may take long, never does.
+trip each (`run_statement`), and short reads run inline on the event loop's own thread, with no trip
+at all: a lookup by key — a replay's journal read (`point_rows`) — and a read that its own LIMIT keeps
+to at most `INLINE_ROWS_AT_MOST` rows — a turn's read of its few memories (`short_rows`). On a
+write-ahead-logged database a reader takes no lock a writer holds, and the inline connection never
+waits: any error at all, a busy database included, drops it and the read takes the pooled path
+instead, which answers or fails exactly as the pooled path does. Writes never go inline (the inline
+connection is read-only): they keep their one writer at a time. A search, which may take long, never
+goes inline, and nothing inline may hold the loop for long whatever its plan: a statement still running
+after `INLINE_STEPS_AT_MOST` of SQLite's virtual-machine steps is interrupted, and runs again on the
+pooled connection's thread.
 """
 
 from __future__ import annotations
@@ -59,7 +64,18 @@ __all__ = (
     "kept_readers",
     "point_rows",
     "run_statement",
+    "short_rows",
 )
+
+INLINE_ROWS_AT_MOST = 256
+"""The most rows a read may be limited to and still run inline (`short_rows`): a turn's read of at most
+`WHOLE_LIST_AT_MOST` + 1 records, or of twenty keys' worth at three scopes, is in; a list of every
+record at a person's scopes, which may be thousands, is not."""
+
+INLINE_STEPS_AT_MOST = 200_000
+"""SQLite virtual-machine steps after which an inline read is interrupted and run on the pooled
+connection's thread instead: a read of 201 records at three scopes takes about 5,000, and 200,000 are
+a few milliseconds of the loop at most — the bound on what an unexpected plan can cost it."""
 
 FAST_DRIVERS = frozenset({("sqlite", "aiosqlite"), ("postgresql", "asyncpg")})
 """The (dialect, driver) pairs `driver_rows` knows how to run on; any other takes SQLAlchemy's path."""
@@ -73,11 +89,13 @@ class BorrowedConnection:
     """A pooled connection borrowed for reads, with no `AsyncConnection` around it: only what the hot
     paths below ask of a connection. It is never in a transaction."""
 
-    __slots__ = ("_pooled", "dialect")
+    __slots__ = ("_pooled", "dialect", "inline")
 
-    def __init__(self, dialect: Dialect, pooled: PoolProxiedConnection) -> None:
+    def __init__(self, dialect: Dialect, pooled: PoolProxiedConnection, inline: _InlineReaders | None = None) -> None:
         self.dialect = dialect
         self._pooled = pooled
+        self.inline = inline
+        """The engine's inline readers (a SQLite file), which `short_rows` tries first; else None."""
 
     @property
     def pooled(self) -> PoolProxiedConnection:
@@ -189,7 +207,7 @@ class borrowed_reading:  # noqa: N801 - used as the function it replaces: `async
             self._pooled = kept.idle.pop()
         else:
             self._pooled = await engine.raw_connection()
-        return BorrowedConnection(engine.dialect, self._pooled)
+        return BorrowedConnection(engine.dialect, self._pooled, _inline_readers(engine))
 
     async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
         if self._reading is not None:
@@ -348,28 +366,63 @@ async def point_rows(engine: AsyncEngine, statement: Executable, values: Mapping
         return await run_statement(connection, statement, values)
 
 
+async def short_rows(connection: ReadConnection, sql: str, params: Sequence[Any]) -> Sequence[Sequence[Any]]:
+    """`driver_rows` for a read whose own LIMIT keeps it to at most `INLINE_ROWS_AT_MOST` rows: on a
+    connection borrowed from a SQLite file's engine, inline on this thread (see the module's
+    docstring), and on the borrowed connection when the inline read could not answer."""
+    inline = connection.inline if isinstance(connection, BorrowedConnection) else None
+    if inline is not None:
+        rows = inline.rows(sql, params)
+        if rows is not None:
+            return rows
+    return await driver_rows(connection, sql, params)
+
+
+class _StepBudget:
+    """What an inline statement may still run, in calls of SQLite's progress handler (one every
+    `_STEPS_PER_CALL` steps): it answers "stop" once the budget is spent. SQLite counts a cached
+    statement's steps across its runs, so the budget is counted here, set afresh before each read."""
+
+    __slots__ = ("calls_left",)
+
+    def __init__(self) -> None:
+        self.calls_left = 0
+
+    def __call__(self) -> bool:
+        self.calls_left -= 1
+        return self.calls_left < 0
+
+
+_STEPS_PER_CALL = 1_000
+
+
 class _InlineReaders:
     """One read-only sqlite3 connection per thread that asks (in practice, the event loop's), opened
     on first use, never waiting for a lock, closed when the engine is disposed."""
 
     def __init__(self, uri: str) -> None:
         self._uri = uri
-        self._by_thread: dict[int, sqlite3.Connection] = {}
+        self._by_thread: dict[int, tuple[sqlite3.Connection, _StepBudget]] = {}
         self._lock = threading.Lock()
 
     def rows(self, sql: str, params: Sequence[Any]) -> Sequence[Sequence[Any]] | None:
-        """The rows, or None when the inline read could not answer (the caller reads pooled)."""
+        """The rows, or None when the inline read could not answer (the caller reads pooled): it met
+        a lock or any other error (the connection is dropped), or ran past `INLINE_STEPS_AT_MOST`."""
         thread = threading.get_ident()
-        connection = self._by_thread.get(thread)
+        opened = self._by_thread.get(thread)
         try:
-            if connection is None:
-                connection = self._open(thread)
+            connection, budget = self._open(thread) if opened is None else opened
+            budget.calls_left = INLINE_STEPS_AT_MOST // _STEPS_PER_CALL
             return connection.execute(sql, params).fetchall()
+        except sqlite3.OperationalError as error:
+            if str(error) != "interrupted":
+                self._drop(thread)
+            return None
         except sqlite3.Error:
             self._drop(thread)
             return None
 
-    def _open(self, thread: int) -> sqlite3.Connection:
+    def _open(self, thread: int) -> tuple[sqlite3.Connection, _StepBudget]:
         # `timeout=0`: never wait on a lock; `mode=rw`: never create a file that is not there.
         connection = sqlite3.connect(self._uri, uri=True, timeout=0, isolation_level=None, check_same_thread=False)
         try:
@@ -377,20 +430,22 @@ class _InlineReaders:
         except sqlite3.Error:
             connection.close()
             raise
+        budget = _StepBudget()
+        connection.set_progress_handler(budget, _STEPS_PER_CALL)
         with self._lock:
-            self._by_thread[thread] = connection
-        return connection
+            self._by_thread[thread] = (connection, budget)
+        return connection, budget
 
     def _drop(self, thread: int) -> None:
         with self._lock:
-            connection = self._by_thread.pop(thread, None)
-        if connection is not None:
-            connection.close()
+            opened = self._by_thread.pop(thread, None)
+        if opened is not None:
+            opened[0].close()
 
     def close(self) -> None:
         with self._lock:
-            connections, self._by_thread = list(self._by_thread.values()), {}
-        for connection in connections:
+            opened, self._by_thread = list(self._by_thread.values()), {}
+        for connection, _budget in opened:
             connection.close()
 
 

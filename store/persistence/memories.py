@@ -30,7 +30,15 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from store.domain.types import MemoryOrigin, MemoryRecord
-from store.persistence.driver import BorrowedConnection, ReadConnection, driver_rows, has_fast_driver, run_statement
+from store.persistence.driver import (
+    INLINE_ROWS_AT_MOST,
+    BorrowedConnection,
+    ReadConnection,
+    driver_rows,
+    has_fast_driver,
+    run_statement,
+    short_rows,
+)
 from store.persistence.tables import MemoryRow, table_of
 from store.persistence.terms import index_terms
 from store.persistence.types import new_id
@@ -166,7 +174,8 @@ async def _hot_rows(
     connection: ReadConnection, scopes: Sequence[str], *, ordered: bool, most: int | None = None
 ) -> Sequence[Sequence[Any]]:
     """The driver's rows of the list read (at most `most + 1` of them, when `most` is given). A
-    repeated scope is asked for once: the same rows, and the rank of its first place."""
+    repeated scope is asked for once: the same rows, and the rank of its first place. A read limited
+    to few enough rows may run inline on SQLite (`store.persistence.driver.short_rows`)."""
     distinct = tuple(dict.fromkeys(scopes))
     dialect = connection.dialect
     shape = (dialect.name, dialect.driver, len(distinct), ordered, most)
@@ -174,7 +183,10 @@ async def _hot_rows(
     if query is None:
         query = _hot_queries[shape] = _compile_hot_query(dialect, len(distinct), ordered=ordered, most=most)
     sql, positions = query
-    return await driver_rows(connection, sql, [distinct[i] for i in positions])
+    params = [distinct[i] for i in positions]
+    if most is not None and most < INLINE_ROWS_AT_MOST:
+        return await short_rows(connection, sql, params)
+    return await driver_rows(connection, sql, params)
 
 
 def up_to_read_sql(dialect: Dialect, scopes: Sequence[str], most: int) -> tuple[str, list[str]]:
