@@ -234,7 +234,7 @@ def _compile_hot_query(dialect: Dialect, count: int, *, ordered: bool, most: int
 def records_from_sqlite_rows(rows: Iterable[Sequence[Any]]) -> list[MemoryRecord]:
     """`records_from_rows` for SQLite's raw values, converted as `UtcDateTime` and `Boolean` convert
     them on SQLAlchemy's path: the update time is ISO 8601 text in UTC, a pin is 0 or 1."""
-    record, origin, utc = MemoryRecord, MemoryOrigin, _utc_from_sqlite
+    record, origin, utc, parsed = MemoryRecord, MemoryOrigin, _utc_from_sqlite, _parsed_times.get
     return [
         record(
             id,
@@ -242,11 +242,17 @@ def records_from_sqlite_rows(rows: Iterable[Sequence[Any]]) -> list[MemoryRecord
             text,
             scope,
             origin(author, thread_id, run_id, actor_ref, promoted),
-            utc(updated_at),
+            parsed(updated_at) or utc(updated_at),
             bool(pinned),
         )
         for id, key, text, scope, author, thread_id, run_id, actor_ref, updated_at, pinned, promoted in rows
     ]
+
+
+_parsed_times: dict[str, datetime] = {}
+"""SQLite's time texts already parsed, by text: a person's turns read the same few dozen records
+again and again, and parsing was a third of building one. Emptied when it reaches `_PARSED_AT_MOST`."""
+_PARSED_AT_MOST = 16_384
 
 
 def _utc_from_sqlite(text: str) -> datetime:
@@ -254,10 +260,14 @@ def _utc_from_sqlite(text: str) -> datetime:
     Parsing it with the offset appended costs a sixth of parsing it and then `replace`-ing the zone,
     the larger part of building a record; a text that carries an offset of its own is converted."""
     try:
-        return datetime.fromisoformat(text + "+00:00")
+        found = datetime.fromisoformat(text + "+00:00")
     except ValueError:
         stamp = datetime.fromisoformat(text)
-        return stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+        found = stamp.replace(tzinfo=UTC) if stamp.tzinfo is None else stamp.astimezone(UTC)
+    if len(_parsed_times) >= _PARSED_AT_MOST:
+        _parsed_times.clear()
+    _parsed_times[text] = found
+    return found
 
 
 async def record_by_id(connection: AsyncConnection, id: str) -> MemoryRecord | None:
