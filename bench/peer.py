@@ -155,8 +155,11 @@ class BareReader:
         statement, bound = shortlist_statement(engine.dialect.name, scopes, CEILING)
         self._chosen = self._native(*compiled(statement.params(bound), engine.dialect))
 
-    def _native(self, sql: str, params: list[Any]) -> tuple[str, list[Any]]:
-        return (sql, params) if self._sqlite else (re.sub(r"\$\d+", "%s", sql), params)
+    def _native(self, sql: str, params: list[Any]) -> tuple[str, Any]:
+        """asyncpg's `$n` (a parameter used twice keeps its number) as psycopg's named `%(pn)s`."""
+        if self._sqlite:
+            return sql, params
+        return re.sub(r"\$(\d+)", r"%(p\1)s", sql), {f"p{n}": value for n, value in enumerate(params, 1)}
 
     async def read(self) -> list[Any]:
         rows = self._connection.execute(*self._up_to).fetchall()
@@ -239,9 +242,9 @@ async def postgres_rows(server: PostgresServer, stored: int, readers: list[Perso
             await asyncio.to_thread(server.drop_database, url.rsplit("/", 1)[1])
 
 
-async def run(stored: Sequence[int], backends: Sequence[str]) -> list[Row]:
+async def run(stored: Sequence[int], backends: Sequence[str], rows: list[Row]) -> list[Row]:
+    """The rows of every backend and size, appended to `rows` as each is measured."""
     readers = people(APPLICABLE)
-    rows = []
     if "sqlite" in backends:
         for size in stored:
             rows += await sqlite_rows(size, readers)
@@ -296,8 +299,11 @@ def main() -> None:
     args = parser.parse_args()
     started = time.perf_counter()
     stored = [int(size) for size in args.stored.split(",") if size]
-    rows = asyncio.run(run(stored, tuple(args.backends.split(","))))
-    print(render(rows))
+    rows: list[Row] = []
+    try:
+        asyncio.run(run(stored, tuple(args.backends.split(",")), rows))
+    finally:
+        print(render(rows))
     print(f"\n{versions()}")
     print(f"(ran in {time.perf_counter() - started:.0f} s; median ms of one turn; ratios are OnFile's digest's)")
 
