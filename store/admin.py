@@ -35,6 +35,7 @@ from store.persistence import (
     ConversationRegistry,
     DashboardSessions,
     KnownPeople,
+    MemoryControlStore,
     RunJournal,
     SqlMemoryProvider,
 )
@@ -123,6 +124,8 @@ class Stores:
     journal: RunJournal
     registry: ConversationRegistry
     sessions: DashboardSessions
+    controls: MemoryControlStore | None = None
+    """The person's pause and the notes waiting for their approval."""
 
 
 class Administration:
@@ -318,7 +321,9 @@ class Administration:
         looked_at = {"actor": {"id": person.id, "tenantRef": person.tenant_ref, "roles": list(person.roles)}}
         async with self._provider.together():
             for scope in preview_audit_scopes(viewer, person):
-                await self._audit.append(who=viewer.id, action="preview", scope=scope, key=None, after=looked_at)
+                await self._audit.append(
+                    who=viewer.id, action="preview", scope=scope, key=None, after=looked_at, subject=person.id
+                )
         return Preview(person, digest, block, left_out)
 
     async def people_to_preview(self, viewer: Actor, *, limit: int = PEOPLE_SHOWN) -> list[Actor]:
@@ -362,11 +367,11 @@ class Administration:
         return len(await self._provider.list(scopes=[own_scope(person)], ctx=ScopeContext(actor=person)))
 
     async def erase_person(self, actor: Actor, person: Actor) -> Erasure | None:
-        """Remove a person: their own-scope memories, their journaled digests and remember outcomes,
-        their conversation-registry rows, their sessions and the record of having seen them; drop the
-        values from earlier audit entries about their own scope. The trail keeps that the erasure
-        happened, by whom and when (at their organisation's scope, where its administrators see it).
-        None when `actor` may not erase them."""
+        """Remove a person: their own-scope memories and the notes waiting for their approval (and their
+        pause), their journaled digests and remember outcomes, their conversation-registry rows, their
+        sessions and the record of having seen them; drop the values from earlier audit entries about
+        their own scope. The trail keeps that the erasure happened, by whom and when (at their
+        organisation's scope, where its administrators see it). None when `actor` may not erase them."""
         if self._stores is None or not await self.may_erase(actor, person):
             return None
         own = own_scope(person)
@@ -377,6 +382,8 @@ class Administration:
             conversations=await self._stores.registry.erase_actor(person.id),
             sessions=await self._stores.sessions.delete_for_actor(person.id),
         )
+        if self._stores.controls is not None:
+            await self._stores.controls.erase_person(person.id)
         await self._people.forget(person.id)
         await self._audit.redact_scope(own)
         await self._audit.append(
@@ -384,6 +391,7 @@ class Administration:
             action="erase",
             scope=f"tenant:{person.tenant_ref}" if person.tenant_ref else "global",
             key=None,
+            subject=person.id,
             after={
                 "person": person.id,
                 "memories": erasure.memories,
@@ -423,7 +431,7 @@ class Administration:
         after = {"person": person, "from": left, "to": joined, "by": by}
         for tenant in dict.fromkeys((left, joined)):
             scope = f"tenant:{tenant}" if tenant is not None else GLOBAL_SCOPE
-            await self._audit.append(who=who, action="move", scope=scope, key=None, after=after)
+            await self._audit.append(who=who, action="move", scope=scope, key=None, after=after, subject=person)
 
     async def audit_entries(self, actor: Actor, *, limit: int | None = None) -> list[AuditEntry]:
         """The trail of the scopes the actor administers, newest first."""

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from store.diagnostics import DIAGNOSTICS, Diagnostics, MemoryResolved, MemoryWritten
 from store.domain.authority import memory_forget_verdict, memory_restore_verdict, memory_write_verdict
 from store.domain.block import build_memory_block
+from store.domain.controls import WAITING_FOR_APPROVAL, PendingMemory
 from store.domain.lookalikes import lookalike_key_problem, may_read_like_another, same_looking_key
 from store.domain.precedence import DEFAULT_MAX_MEMORIES, resolve_digest, resolve_recalled, resolve_shortlist
 from store.domain.relevance import query_words
-from store.domain.remember import DEFAULT_MAX_FACT_CHARS, check_memory_input, remember_tool
+from store.domain.remember import DEFAULT_MAX_FACT_CHARS, MemoryInput, check_memory_input, remember_tool
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver, normalise_scopes, own_scope
 from store.domain.types import MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
-from store.domain.wire import RememberWire, record_of, record_wire
+from store.domain.wire import PendingWire, RememberWire, record_of, record_wire
 from store.provider import (
     MemoryProvider,
     PreparingMemoryProvider,
@@ -34,11 +36,13 @@ __all__ = (
     "BulkForgettingProvider",
     "ForgetOutcome",
     "MemoryConfig",
+    "PendingHolder",
     "RestoreOutcome",
     "TurnMemory",
     "WriteOutcome",
     "forget_all_memories",
     "forget_memory",
+    "hold_memory",
     "lookalike_key_refusal",
     "memories_on_file",
     "memory_for_turn",
@@ -104,16 +108,37 @@ class WriteOutcome:
     ok: bool
     record: MemoryRecord | None = None
     error: str | None = None
+    pending: PendingMemory | None = None
+    """Set instead of `record` when the note waits for the person's approval (`store.domain.controls`)."""
 
     def to_wire(self) -> RememberWire:
         if self.ok and self.record is not None:
             return RememberWire(ok=True, record=record_wire(self.record))
+        if self.ok and self.pending is not None:
+            p = self.pending
+            held = PendingWire(
+                p.id,
+                p.person_id,
+                p.key,
+                p.text,
+                p.thread_id,
+                p.run_id,
+                p.concluded_at.isoformat(),
+                WAITING_FOR_APPROVAL,
+            )
+            return RememberWire(ok=True, pending=held)
         return RememberWire(ok=False, error=self.error)
 
     @classmethod
     def from_wire(cls, wire: RememberWire) -> WriteOutcome:
         if wire.ok and wire.record is not None:
             return cls(ok=True, record=record_of(wire.record))
+        if wire.ok and wire.pending is not None:
+            p = wire.pending
+            concluded = datetime.fromisoformat(p.concluded_at)
+            return cls(
+                ok=True, pending=PendingMemory(p.id, p.person_id, p.key, p.text, p.thread_id, p.run_id, concluded)
+            )
         return cls(ok=False, error=wire.error)
 
 
@@ -265,6 +290,50 @@ async def write_memory(
     scopes, never a fresh resolution, so a membership changed mid-run cannot widen or narrow what a
     turn in flight may write. Every refusal is an outcome the model can read, never an exception.
     """
+    admitted = await _admitted_write(config, digest, key=key, fact=fact, ctx=ctx)
+    if isinstance(admitted, WriteOutcome):
+        return admitted
+    provider, scope, checked = admitted
+    origin = MemoryOrigin(author="agent", thread_id=ctx.thread_id, run_id=run_id, actor_ref=ctx.actor.id)
+    try:
+        record = await provider.write(key=checked.key, text=checked.fact, scope=scope, origin=origin, ctx=ctx)
+    except WriteRefusedError as refused:
+        return WriteOutcome(ok=False, error=str(refused))
+    config.diagnostics.publish(MemoryWritten(run_id=run_id, scope=scope, chars=len(checked.fact)))
+    return WriteOutcome(ok=True, record=record)
+
+
+class PendingHolder(Protocol):
+    async def hold(
+        self, person_id: str, *, key: str, text: str, thread_id: str | None, run_id: str | None
+    ) -> PendingMemory: ...
+
+
+async def hold_memory(
+    config: MemoryConfig,
+    digest: MemoryDigest,
+    holder: PendingHolder,
+    *,
+    key: str,
+    fact: str,
+    ctx: ScopeContext,
+    run_id: str | None,
+) -> WriteOutcome:
+    """A `remember` call whose note waits for the person's approval: held to every rule a write is held
+    to (the same refusals, in the same words), then kept apart from the memories, where no prompt
+    reaches it, until the person approves or discards it."""
+    admitted = await _admitted_write(config, digest, key=key, fact=fact, ctx=ctx)
+    if isinstance(admitted, WriteOutcome):
+        return admitted
+    _, _, checked = admitted
+    held = await holder.hold(ctx.actor.id, key=checked.key, text=checked.fact, thread_id=ctx.thread_id, run_id=run_id)
+    return WriteOutcome(ok=True, pending=held)
+
+
+async def _admitted_write(
+    config: MemoryConfig, digest: MemoryDigest, *, key: str, fact: str, ctx: ScopeContext
+) -> tuple[WritableMemoryProvider, str, MemoryInput] | WriteOutcome:
+    """The provider, scope and checked input of an agent's write, or the outcome refusing it."""
     checked = check_memory_input(key, fact, max_fact_chars=config.max_fact_chars)
     if checked.error is not None:
         return WriteOutcome(ok=False, error=checked.error)
@@ -278,13 +347,7 @@ async def write_memory(
     lookalike = await lookalike_key_refusal(provider, key=checked.key, scope=scope, ctx=ctx)
     if lookalike is not None:
         return WriteOutcome(ok=False, error=lookalike)
-    origin = MemoryOrigin(author="agent", thread_id=ctx.thread_id, run_id=run_id, actor_ref=ctx.actor.id)
-    try:
-        record = await provider.write(key=checked.key, text=checked.fact, scope=scope, origin=origin, ctx=ctx)
-    except WriteRefusedError as refused:
-        return WriteOutcome(ok=False, error=str(refused))
-    config.diagnostics.publish(MemoryWritten(run_id=run_id, scope=scope, chars=len(checked.fact)))
-    return WriteOutcome(ok=True, record=record)
+    return provider, scope, checked
 
 
 async def lookalike_key_refusal(provider: MemoryProvider, *, key: str, scope: str, ctx: ScopeContext) -> str | None:

@@ -18,9 +18,18 @@ from typing import Any, Protocol
 import msgspec
 
 from store.diagnostics import MemoryResolved
+from store.domain.controls import MemoryControls, RememberAdmission, remember_admission
 from store.domain.types import Actor, MemoryDigest, ScopeContext
 from store.domain.wire import DigestWire, RememberWire, digest_of, digest_wire
-from store.memory import MemoryConfig, WriteOutcome, prepare_turn, prepare_write, write_memory
+from store.memory import (
+    MemoryConfig,
+    PendingHolder,
+    WriteOutcome,
+    hold_memory,
+    prepare_turn,
+    prepare_write,
+    write_memory,
+)
 
 __all__ = (
     "DIGEST_POSITION",
@@ -79,6 +88,13 @@ class PeopleSeen(Protocol):
     async def note(self, actor: Actor) -> None: ...
 
     async def find(self, person: str) -> Actor | None: ...
+
+
+class ControlSource(PendingHolder, Protocol):
+    """Where a person's pause and their organisation's approval setting are read, and where a note
+    waiting for approval is kept."""
+
+    async def controls_for(self, person: Actor) -> MemoryControls: ...
 
 
 class RunNotStartedError(LookupError):
@@ -186,12 +202,18 @@ class MemoryRuns:
     """Journaled memory for runs, over one journal and one conversation registry."""
 
     def __init__(
-        self, config: MemoryConfig, journal: Journal, registry: RunRegistry, people: PeopleSeen | None = None
+        self,
+        config: MemoryConfig,
+        journal: Journal,
+        registry: RunRegistry,
+        people: PeopleSeen | None = None,
+        controls: ControlSource | None = None,
     ) -> None:
         self._config = config
         self._journal = journal
         self._registry = registry
         self._people = people
+        self._controls = controls
 
     async def begin(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> RunMemory:
         """The run's memory: resolved, searched with `text`, rendered and registered with its thread on
@@ -254,14 +276,26 @@ class MemoryRuns:
 
     async def remember(self, run_id: str, *, call_id: str, key: str, fact: str) -> WriteOutcome:
         """Carry out the model's `remember` call `call_id` once; a retry or replay gets the recorded
-        outcome. The same call id with another key or fact is `RememberCallMismatchError`."""
+        outcome. The same call id with another key or fact is `RememberCallMismatchError`.
+
+        What the call may do is decided when it is first carried out (`remember_admission`): written,
+        held for the person's approval, or refused because they paused memory. That decision is part of
+        the journaled outcome, so a replay answers it again even after the person resumed."""
         run = await self.recorded(run_id)
         arguments = _arguments_fingerprint(key, fact)
         await prepare_write(self._config, key, fact)
 
         async def execute() -> dict[str, Any]:
             ctx = ScopeContext(actor=run.actor, thread_id=run.thread_id)
-            outcome = await write_memory(self._config, run.digest, key=key, fact=fact, ctx=ctx, run_id=run_id)
+            admission = await self._admission(run.actor)
+            if admission.route == "refuse":
+                outcome = WriteOutcome(ok=False, error=admission.reason)
+            elif admission.route == "hold" and self._controls is not None:
+                outcome = await hold_memory(
+                    self._config, run.digest, self._controls, key=key, fact=fact, ctx=ctx, run_id=run_id
+                )
+            else:
+                outcome = await write_memory(self._config, run.digest, key=key, fact=fact, ctx=ctx, run_id=run_id)
             return {**msgspec.to_builtins(outcome.to_wire()), "arguments": arguments}
 
         position = remember_position(call_id)
@@ -271,6 +305,11 @@ class MemoryRuns:
         if outcome.get("arguments", arguments) != arguments:
             raise RememberCallMismatchError(run_id, call_id)
         return WriteOutcome.from_wire(msgspec.convert(outcome, _JournaledRemember))
+
+    async def _admission(self, person: Actor) -> RememberAdmission:
+        if self._controls is None:
+            return RememberAdmission("write")
+        return remember_admission(await self._controls.controls_for(person))
 
 
 def _arguments_fingerprint(key: str, fact: str) -> str:

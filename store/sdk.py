@@ -34,6 +34,7 @@ from store.memory import MemoryConfig, WriteOutcome
 from store.persistence import (
     ConversationRegistry,
     KnownPeople,
+    MemoryControlStore,
     RunJournal,
     RunPrunedError,
     RunsOnAnotherThreadError,
@@ -140,9 +141,12 @@ class OnFile(_Closing):
         max_fact_chars: int = DEFAULT_MAX_FACT_CHARS,
         migrate: bool = True,
         embedder: Embedder | None = DEFAULT_EMBEDDER,
+        approval_by_default: bool = False,
     ) -> OnFile:
         """OnFile over the database at `database_url`, ranking and embedding as the service does
-        (`embedder=None`: by words alone, and nothing embedded)."""
+        (`embedder=None`: by words alone, and nothing embedded). A person's pause and their
+        organisation's approval setting hold here as in the service; `approval_by_default` is what an
+        organisation that never chose gets (the service's `ONFILE_APPROVAL_REQUIRED`)."""
         engine = open_engine(database_url)
         if migrate:
             await upgrade_engine(engine)
@@ -153,7 +157,8 @@ class OnFile(_Closing):
             max_fact_chars=max_fact_chars,
         )
         registry = ConversationRegistry(engine)
-        runs = MemoryRuns(config, RunJournal(engine), registry, KnownPeople(engine))
+        controls = MemoryControlStore(engine, approval_by_default=approval_by_default)
+        runs = MemoryRuns(config, RunJournal(engine), registry, KnownPeople(engine), controls)
         return cls(runs, registry, engine.dispose)
 
     async def close(self) -> None:

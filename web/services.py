@@ -11,12 +11,14 @@ from functools import partial
 
 from store import Diagnostics, MemoryConfig
 from store.admin import Administration, Stores
+from store.consent import Consent
 from store.embedding import Embedder
 from store.persistence import (
     AuditTrail,
     ConversationRegistry,
     DashboardSessions,
     KnownPeople,
+    MemoryControlStore,
     RunJournal,
     SqlMemoryProvider,
     open_engine,
@@ -40,6 +42,8 @@ class Services:
     journal: RunJournal
     runs: MemoryRuns
     admin: Administration
+    consent: Consent
+    """A person's pause, the notes waiting for their approval, who looked; organisations' approval setting."""
     audit: AuditTrail
     people: KnownPeople
     metrics: MemoryMetrics
@@ -81,6 +85,8 @@ async def open_services(
     audit = AuditTrail(engine)
     people = KnownPeople(engine)
     sessions = DashboardSessions(engine, clock=clock)
+    controls = MemoryControlStore(engine, approval_by_default=settings.approval_required)
+    gate = load_gate(settings)
     return Services(
         settings=settings,
         memory=memory,
@@ -88,16 +94,17 @@ async def open_services(
         sessions=sessions,
         registry=registry,
         journal=journal,
-        runs=MemoryRuns(memory, journal, registry, people),
+        runs=MemoryRuns(memory, journal, registry, people, controls),
         admin=Administration(
             memory,
             provider,
-            load_gate(settings),
+            gate,
             audit,
             people,
-            Stores(journal, registry, sessions),
+            Stores(journal, registry, sessions, controls),
             support_everywhere=settings.support_all_tenants,
         ),
+        consent=Consent(memory, provider, controls, audit, gate),
         audit=audit,
         people=people,
         metrics=metrics,

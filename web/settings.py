@@ -180,6 +180,14 @@ class Settings:
             "viewer's. Off: support staff see only the people of their own organisation."
         ),
     )
+    approval_required: bool = field(
+        default=False,
+        metadata=_doc(
+            "Whether what the assistant concludes about a person waits for their approval before it reaches "
+            "any prompt, in an organisation whose administrators have not chosen (and for people of no "
+            "organisation). Each organisation's administrators may choose otherwise in the elevated area."
+        ),
+    )
     max_memories: int = field(default=20, metadata=_doc("How many memories one turn's prompt carries at most."))
     max_fact_chars: int = field(
         default=240,

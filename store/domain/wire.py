@@ -22,6 +22,7 @@ __all__ = (
     "EntryWire",
     "OriginWire",
     "OverrideWire",
+    "PendingWire",
     "RecordWire",
     "RememberWire",
     "RunDigestWire",
@@ -86,13 +87,29 @@ class RunDigestWire(DigestWire, frozen=True, kw_only=True):
     tools: list[dict[str, Any]]
 
 
+class PendingWire(msgspec.Struct, rename="camel", frozen=True):
+    """A note kept waiting for the person's approval (their organisation requires it): not a memory
+    until they approve it. `message` says so, in words for the model."""
+
+    id: str
+    person_id: str
+    key: str
+    text: str
+    thread_id: str | None
+    run_id: str | None
+    concluded_at: str
+    message: str
+
+
 class RememberWire(msgspec.Struct, rename="camel", frozen=True, omit_defaults=True):
-    """The outcome of a `remember` call: the record written, or the error the model can correct.
-    The agent API answers it, the SDK reads it, and the journal keeps it for retries and replays."""
+    """The outcome of a `remember` call: the record written, the note kept waiting for the person's
+    approval, or the error the model can correct. The agent API answers it, the SDK reads it, and the
+    journal keeps it for retries and replays."""
 
     ok: bool
     record: RecordWire | None = None
     error: str | None = None
+    pending: PendingWire | None = None
 
 
 class AuditEntryWire(msgspec.Struct, frozen=True):

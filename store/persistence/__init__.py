@@ -7,6 +7,7 @@ run on both. Open an engine with `open_engine`, bring its schema up to date with
 """
 
 from store.persistence.audit import AUDIT_ACTIONS, AuditAction, AuditEntry, AuditTrail
+from store.persistence.controls import MemoryControlStore
 from store.persistence.engine import (
     DATABASE_URL_VARIABLE,
     DEFAULT_DATABASE_URL,
@@ -33,6 +34,7 @@ __all__ = (
     "DashboardSession",
     "DashboardSessions",
     "KnownPeople",
+    "MemoryControlStore",
     "Origin",
     "RunJournal",
     "RunPrunedError",

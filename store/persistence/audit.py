@@ -22,7 +22,7 @@ from store.persistence.types import new_id, utc_now
 
 __all__ = ("AUDIT_ACTIONS", "AuditAction", "AuditEntry", "AuditTrail")
 
-AuditAction = Literal["write", "edit", "delete", "pin", "unpin", "promote", "preview", "erase", "move"]
+AuditAction = Literal["write", "edit", "delete", "pin", "unpin", "promote", "preview", "erase", "move", "approval"]
 AUDIT_ACTIONS: tuple[str, ...] = get_args(AuditAction)
 
 trail = table_of(AuditEntryRow)
@@ -52,9 +52,18 @@ class AuditTrail:
         self._clock = clock
 
     async def append(
-        self, *, who: str, action: AuditAction, scope: str, key: str | None, before: Any = None, after: Any = None
+        self,
+        *,
+        who: str,
+        action: AuditAction,
+        scope: str,
+        key: str | None,
+        before: Any = None,
+        after: Any = None,
+        subject: str | None = None,
     ) -> AuditEntry:
-        """Record one act by actor `who`; an action outside `AUDIT_ACTIONS` is refused."""
+        """Record one act by actor `who` (about the person `subject`, when it was about one); an action
+        outside `AUDIT_ACTIONS` is refused."""
         if action not in AUDIT_ACTIONS:
             msg = f"unknown audit action {action!r}: expected one of {', '.join(AUDIT_ACTIONS)}"
             raise ValueError(msg)
@@ -70,6 +79,7 @@ class AuditTrail:
             "key": key,
             "before": before,
             "after": after,
+            "subject": subject,
         }
         async with writing(self._engine) as connection:
             await connection.execute(insert(trail).values(row))
@@ -104,6 +114,27 @@ class AuditTrail:
         )
         if limit is not None:
             statement = statement.limit(max(limit, 0))
+        async with reading(self._engine) as connection:
+            result = await connection.execute(statement)
+            return [AuditEntry(*row) for row in result.all()]
+
+    async def about(self, person_id: str) -> list[AuditEntry]:
+        """Every act about the person `person_id` (previews of their prompt, their erasure, their moves),
+        at whichever scopes it was recorded, newest first."""
+        statement = (
+            select(
+                trail.c.id,
+                trail.c.at,
+                trail.c.who,
+                trail.c.action,
+                trail.c.scope,
+                trail.c.key,
+                trail.c.before,
+                trail.c.after,
+            )
+            .where(trail.c.subject == person_id)
+            .order_by(trail.c.at.desc(), trail.c.id.desc())
+        )
         async with reading(self._engine) as connection:
             result = await connection.execute(statement)
             return [AuditEntry(*row) for row in result.all()]

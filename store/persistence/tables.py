@@ -39,6 +39,9 @@ __all__ = (
     "DashboardSessionRow",
     "KnownPersonRow",
     "MemoryRow",
+    "OrganisationSettingRow",
+    "PendingMemoryRow",
+    "PersonPreferenceRow",
     "PrunedRunRow",
     "RunCheckpointRow",
     "TableBase",
@@ -155,7 +158,7 @@ class AuditEntryRow(TableBase):
     """One human act on memory: who did what, at which scope and key, with the before and after."""
 
     __tablename__ = "audit_entry"
-    __table_args__ = (Index(None, "scope", "at"),)
+    __table_args__ = (Index(None, "scope", "at"), Index(None, "subject", "at"))
 
     id: Mapped[str] = mapped_column(primary_key=True)
     at: Mapped[datetime]
@@ -165,6 +168,9 @@ class AuditEntryRow(TableBase):
     key: Mapped[str | None]
     before: Mapped[Any | None] = mapped_column(Json)
     after: Mapped[Any | None] = mapped_column(Json)
+    subject: Mapped[str | None]
+    """The person the act was about (a preview of their prompt, their erasure, their move), so they
+    can be shown who looked; None for acts on shared facts."""
 
 
 class DashboardSessionRow(TableBase):
@@ -194,6 +200,45 @@ class KnownPersonRow(TableBase):
     roles: Mapped[Any] = mapped_column(Json)
     last_seen_at: Mapped[datetime]
     name: Mapped[str | None]
+
+
+class PersonPreferenceRow(TableBase):
+    """A person's own switches: `memory_paused` while they asked that nothing new be remembered."""
+
+    __tablename__ = "person_preference"
+
+    person_id: Mapped[str] = mapped_column(primary_key=True)
+    memory_paused: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    changed_at: Mapped[datetime]
+
+
+class OrganisationSettingRow(TableBase):
+    """An organisation's choices, set by its administrators: `approval_required` when what the
+    assistant concludes about its people waits for each person's approval."""
+
+    __tablename__ = "organisation_setting"
+
+    tenant_ref: Mapped[str] = mapped_column(primary_key=True)
+    approval_required: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    changed_at: Mapped[datetime]
+    changed_by: Mapped[str]
+
+
+class PendingMemoryRow(TableBase):
+    """A note the assistant concluded about a person, waiting for their approval: outside
+    `agent_memory`, so no prompt, digest or search can reach it. One per (person, key): a later
+    conclusion on the same key replaces the waiting one."""
+
+    __tablename__ = "pending_memory"
+    __table_args__ = (UniqueConstraint("person_id", "key"),)
+
+    id: Mapped[str] = mapped_column(primary_key=True)
+    person_id: Mapped[str]
+    key: Mapped[str]
+    text: Mapped[str]
+    origin_thread_id: Mapped[str | None]
+    origin_run_id: Mapped[str | None]
+    concluded_at: Mapped[datetime]
 
 
 def table_of(row: type[TableBase]) -> Table:

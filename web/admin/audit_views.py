@@ -182,6 +182,13 @@ def _detail(entry: AuditEntry, names: Mapping[str, str]) -> Mention | None:
         left, joined = (after.get(side) or "no organisation" for side in ("from", "to"))
         how = "at their sign-in, as their identity provider says" if after.get("by") == "sign-in" else "by an operator"
         return Mention("Moved ", person_name(subject, names), f" from {left} to {joined}, {how}")
+    if entry.action == "approval":
+        required = after.get("approvalRequired") is True
+        return Mention(
+            "Each person now approves what the assistant concludes about them"
+            if required
+            else "What the assistant concludes is kept without asking each person"
+        )
     return None
 
 

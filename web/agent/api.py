@@ -20,6 +20,7 @@ from litestar.params import Body, PathParameter
 from litestar.types import ASGIApp, ExceptionHandlersMap, Receive, Scope, Send
 
 from store import Actor
+from store.domain.controls import MEMORY_PAUSED, WAITING_FOR_APPROVAL
 from store.domain.identifiers import MAX_ID_CHARS, id_problem
 from store.domain.wire import RememberWire, run_digest_wire
 from store.persistence import RunPrunedError, RunsOnAnotherThreadError
@@ -195,9 +196,30 @@ _DIGEST_ANSWER = ResponseSpec(
 )
 _REMEMBER_ANSWER = ResponseSpec(
     RememberOut,
-    description="The call's outcome: the record written, or a mistake the model can act on",
+    description=(
+        "The call's outcome: the record written, the note kept waiting for the person's approval (their "
+        "organisation requires it), or why nothing was saved (a mistake the model can act on, or the person "
+        "paused memory)"
+    ),
     examples=[
         Example(summary="Written", value={"ok": True, "record": _EXAMPLE_RECORD}),
+        Example(
+            summary="Waiting for the person's approval",
+            value={
+                "ok": True,
+                "pending": {
+                    "id": "pend_01HZX4",
+                    "personId": "u1",
+                    "key": "units",
+                    "text": "report distances in kilometres",
+                    "threadId": "thr_41",
+                    "runId": "run_40",
+                    "concludedAt": "2026-12-01T09:00:00+00:00",
+                    "message": WAITING_FOR_APPROVAL,
+                },
+            },
+        ),
+        Example(summary="Memory paused by the person", value={"ok": False, "error": MEMORY_PAUSED}),
         Example(
             summary="A model's mistake",
             value={"ok": False, "error": "The fact contains a line break. It must be a single line of plain text."},
@@ -277,8 +299,6 @@ async def run_remember(
         return _problem(error, 409)
     except RunPrunedError as error:
         return _problem(error, 410)
-    if outcome.record is None:
-        return Response(RememberOut(ok=False, error=outcome.error))
     return Response(outcome.to_wire())
 
 

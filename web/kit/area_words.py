@@ -24,6 +24,7 @@ _ACTIONS = {
     "preview": "Previewed a prompt",
     "erase": "Erased a person",
     "move": "Moved a person between organisations",
+    "approval": "Changed whether people approve what the assistant concludes",
 }
 
 
