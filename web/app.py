@@ -50,6 +50,7 @@ from web.kit.security import (
 )
 from web.kit.session_api import csrf_scheme, session_scheme
 from web.kit.words import shown_as_read
+from web.me.looked import looked_csv, looked_json, who_looked
 from web.me.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
 from web.me.pages import (
     confirm_promotion,
@@ -60,6 +61,7 @@ from web.me.pages import (
     undo_forget,
 )
 from web.me.readback import delete_memory, list_memories
+from web.me.waiting import approve_waiting, discard_waiting, pause_memory, waiting_api, waiting_page
 from web.openapi_document import REQUEST_BODIES, SCHEMA_PATH, ExactBodiesJsonRenderPlugin, names_nothing_in_the_schema
 from web.services import Services, open_services
 from web.settings import Settings
@@ -165,6 +167,14 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             confirm_promotion,
             promote_on_page,
             memory_row,
+            who_looked,
+            looked_csv,
+            looked_json,
+            pause_memory,
+            waiting_page,
+            approve_waiting,
+            discard_waiting,
+            waiting_api,
             admin_pages_router,
             admin_api_router,
             support_router,

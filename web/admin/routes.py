@@ -12,6 +12,7 @@ from litestar.di import Provide
 
 from web.admin.actions import confirm_delete, delete_fact, edit_fact, edit_form, pin_fact
 from web.admin.audit import audit_download_csv, audit_download_json, audit_trail
+from web.admin.organisation import organisation_settings, set_approval
 from web.admin.pages import fact_row, publish_fact, shared_facts
 from web.admin.people import confirm_erasure, erase_person, people
 from web.kit.identity.elevation import administrators_only
@@ -35,6 +36,8 @@ admin_pages_router = Router(
         erase_person,
         audit_download_csv,
         audit_download_json,
+        organisation_settings,
+        set_approval,
     ],
     dependencies={"elevation": Provide(administrators_only)},
 )

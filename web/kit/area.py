@@ -31,7 +31,7 @@ __all__ = (
     "not_elevated_page",
 )
 
-Section = Literal["facts", "audit", "people", "preview"]
+Section = Literal["facts", "audit", "people", "organisation", "preview"]
 # Administrative pages are never cached, and one URL answers a page or a fragment.
 NO_STORE = {"Cache-Control": "no-store", "Vary": "HX-Request, HX-Target"}
 
@@ -65,6 +65,8 @@ def area_view(viewer: Viewer, elevation: Elevation, current: Section | None) -> 
             ("audit", "/admin/audit", "Audit trail"),
             ("people", "/admin/people", "People"),
         ]
+    if elevation.administers and viewer.actor.tenant_ref and f"tenant:{viewer.actor.tenant_ref}" in elevation.scopes:
+        items.append(("organisation", "/admin/organisation", "Organisation"))
     if elevation.may_preview:
         items.append(("preview", "/support/preview", "Prompt preview"))
     return AreaView(

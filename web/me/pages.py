@@ -57,6 +57,7 @@ from web.me.views import (
     memories_page,
     stated_by,
 )
+from web.me.waiting import controls_view
 from web.services import Services
 
 __all__ = (
@@ -106,7 +107,9 @@ async def memories(
     view = await _page(visit, await on_file(visit.services, visit.viewer.actor), query, now, notice)
     if target is None:
         cookies = [NOTICES.cleared()] if NOTICES.name in request.cookies else []
-        return Template("me/index.html", context={"page": view}, headers=_HEADERS, cookies=cookies)
+        controls = await controls_view(visit.services, visit.viewer)
+        context = {"page": view, "controls": controls}
+        return Template("me/index.html", context=context, headers=_HEADERS, cookies=cookies)
     if target.startswith("more-"):
         chunk = next((g for g in view.groups if f"more-{g.slug}" == target), None)
         if chunk is None:  # a group that is gone answers nothing, so its "show more" goes

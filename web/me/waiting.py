@@ -1,0 +1,227 @@
+"""A person's say over new memories, from their own page: pausing memory, and the notes their assistant
+concluded that wait for their approval (when their organisation requires it).
+
+- `POST /memories/pause` pauses or resumes (`paused=yes|no`) and comes back to the page; for htmx it
+  answers the controls fragment in place.
+- `GET /memories/waiting` lists the waiting notes; `POST /memories/waiting/{id}/approve` makes one an
+  ordinary memory, `…/discard` deletes it, each coming back to the list (for htmx: the row's
+  replacement, which is nothing).
+- `GET /agent/memories/waiting` answers the same as JSON for a chat client: how many wait, and which.
+
+A note that is not the person's answers exactly like one that does not exist (404).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Annotated, Literal
+
+import msgspec
+from litestar import MediaType, Response, get, post
+from litestar.di import NamedDependency
+from litestar.enums import RequestEncodingType
+from litestar.openapi import ResponseSpec
+from litestar.openapi.spec import Example
+from litestar.params import Body, FromPath
+from litestar.plugins.htmx import HTMXRequest
+from litestar.response import Redirect, Template
+
+from store.domain.controls import PendingMemory
+from web.kit.api_errors import JSON_API_EXCEPTIONS
+from web.kit.errors import LOG_IN_FIRST
+from web.kit.identity.sessions import Viewer
+from web.kit.views import TimeView, time_view
+from web.kit.wire import refusal
+from web.services import Services
+
+__all__ = (
+    "ControlsView",
+    "approve_waiting",
+    "controls_view",
+    "discard_waiting",
+    "pause_memory",
+    "waiting_api",
+    "waiting_page",
+)
+
+_HEADERS = {"Cache-Control": "no-store"}
+GONE = "That note is no longer waiting: it may already have been approved or discarded."
+
+
+@dataclass(frozen=True, slots=True)
+class ControlsView:
+    """The person's page's controls: whether memory is paused, and how many notes wait."""
+
+    csrf_token: str
+    paused: bool
+    waiting: int
+
+
+async def controls_view(services: Services, viewer: Viewer) -> ControlsView:
+    controls = await services.consent.controls(viewer.actor)
+    waiting = await services.consent.waiting_count(viewer.actor)
+    return ControlsView(csrf_token=viewer.csrf_token, paused=controls.paused, waiting=waiting)
+
+
+@dataclass(frozen=True, slots=True)
+class PauseForm:
+    paused: str = ""
+    csrf_token: str = ""
+
+
+@post("/memories/pause", name="pause_memory", status_code=303, include_in_schema=False)
+async def pause_memory(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    data: Annotated[PauseForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
+) -> Template | Redirect:
+    await services.consent.pause(viewer.actor, paused=data.paused == "yes")
+    if request.htmx:
+        context = {"controls": await controls_view(services, viewer)}
+        return Template("me/_controls.html", context=context, headers=_HEADERS, status_code=200)
+    return Redirect("/", status_code=303, headers=_HEADERS)
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingView:
+    id: str
+    key: str
+    text: str
+    concluded: TimeView
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingPage:
+    viewer_name: str
+    csrf_token: str
+    notes: tuple[WaitingView, ...]
+    settled: str = ""
+    """What the last approval or discard did, in words ("" when nothing was just settled)."""
+
+
+@get("/memories/waiting", name="waiting_page", include_in_schema=False)
+async def waiting_page(
+    services: NamedDependency[Services], viewer: NamedDependency[Viewer], settled: str = ""
+) -> Template:
+    now = datetime.now(UTC)
+    notes = tuple(
+        WaitingView(n.id, n.key, n.text, time_view(n.concluded_at, now))
+        for n in await services.consent.waiting(viewer.actor)
+    )
+    said = {"approve": "Approved: it is now among your memories.", "discard": "Discarded: it is gone."}
+    page = WaitingPage(viewer.name, viewer.csrf_token, notes, said.get(settled, ""))
+    return Template("me/waiting.html", context={"page": page}, headers=_HEADERS)
+
+
+@dataclass(frozen=True, slots=True)
+class SettleForm:
+    csrf_token: str = ""
+
+
+async def _settle(
+    request: HTMXRequest,
+    services: Services,
+    viewer: Viewer,
+    pending_id: str,
+    decision: Literal["approve", "discard"],
+) -> Response[str] | Redirect:
+    settled = await services.consent.settle(viewer.actor, pending_id, decision)
+    if not settled.found:
+        return Response(GONE, status_code=404, media_type=MediaType.TEXT, headers=_HEADERS)
+    if request.htmx:  # the row goes
+        return Response("", status_code=200, media_type=MediaType.HTML, headers=_HEADERS)
+    return Redirect(f"/memories/waiting?settled={decision}", status_code=303, headers=_HEADERS)
+
+
+SettleBody = Annotated[SettleForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
+
+
+@post("/memories/waiting/{pending_id:str}/approve", name="approve_waiting", status_code=303, include_in_schema=False)
+async def approve_waiting(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    pending_id: FromPath[str],
+    data: SettleBody,
+) -> Response[str] | Redirect:
+    return await _settle(request, services, viewer, pending_id, "approve")
+
+
+@post("/memories/waiting/{pending_id:str}/discard", name="discard_waiting", status_code=303, include_in_schema=False)
+async def discard_waiting(
+    request: HTMXRequest,
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    pending_id: FromPath[str],
+    data: SettleBody,
+) -> Response[str] | Redirect:
+    return await _settle(request, services, viewer, pending_id, "discard")
+
+
+class WaitingNoteOut(msgspec.Struct, rename="camel", frozen=True):
+    id: str
+    key: str
+    text: str
+    thread_id: str | None
+    run_id: str | None
+    concluded_at: str
+
+
+class WaitingOut(msgspec.Struct, frozen=True):
+    """How many notes wait for the person's approval, and which (oldest first); `paused` is whether they
+    paused memory."""
+
+    count: int
+    paused: bool
+    waiting: list[WaitingNoteOut]
+
+
+def _note_out(note: PendingMemory) -> WaitingNoteOut:
+    at = note.concluded_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return WaitingNoteOut(note.id, note.key, note.text, note.thread_id, note.run_id, at)
+
+
+@get(
+    "/agent/memories/waiting",
+    name="waiting_api",
+    summary="What waits for my approval",
+    description=(
+        "The notes the assistant concluded about the logged-in person that wait for their approval (their "
+        "organisation requires it), oldest first, with how many there are, and whether the person paused "
+        "memory. None of them is in any prompt until approved. Authenticated by the dashboard session."
+    ),
+    tags=["read-back"],
+    security=[{"dashboardSession": []}],
+    exception_handlers=JSON_API_EXCEPTIONS,
+    responses={
+        200: ResponseSpec(
+            WaitingOut,
+            description="The waiting notes",
+            examples=[
+                Example(
+                    value={
+                        "count": 1,
+                        "paused": False,
+                        "waiting": [
+                            {
+                                "id": "pend_01HZX4",
+                                "key": "units",
+                                "text": "report distances in kilometres",
+                                "threadId": "thr_41",
+                                "runId": "run_40",
+                                "concludedAt": "2026-12-01T09:00:00Z",
+                            }
+                        ],
+                    }
+                )
+            ],
+        ),
+        401: refusal("No dashboard session", LOG_IN_FIRST),
+    },
+)
+async def waiting_api(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> WaitingOut:
+    notes = await services.consent.waiting(viewer.actor)
+    controls = await services.consent.controls(viewer.actor)
+    return WaitingOut(count=len(notes), paused=controls.paused, waiting=[_note_out(n) for n in notes])
