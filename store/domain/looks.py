@@ -1,7 +1,8 @@
 """Who on staff looked at a person, or acted on them: read from the audit trail's entries about them.
 
 One act may be recorded several times, once at each scope whose overseers must see it (a preview at
-`global`, at the person's organisation and at the viewer's own): the person is shown it once. Pure:
+`global`, at the person's organisation and at the viewer's own), never twice at one scope, and its
+entries are written together: the person is shown it once. Pure:
 the entries come in as data.
 """
 
@@ -54,7 +55,7 @@ def staff_acts(person_id: str, entries: Iterable[TrailEntry]) -> tuple[StaffAct,
         if entry.action == "move" and _after(entry).get("by") == "sign-in":
             continue
         last = groups[-1] if groups else None
-        if last is not None and _same_act(last[0], entry):
+        if last is not None and _same_act(last, entry):
             last.append(entry)
         else:
             groups.append([entry])
@@ -65,9 +66,11 @@ def _after(entry: TrailEntry) -> Mapping[str, Any]:
     return entry.after if isinstance(entry.after, Mapping) else {}
 
 
-def _same_act(first: TrailEntry, entry: TrailEntry) -> bool:
+def _same_act(group: list[TrailEntry], entry: TrailEntry) -> bool:
+    first = group[0]
     return (
-        entry.who == first.who
+        all(e.scope != entry.scope for e in group)
+        and entry.who == first.who
         and entry.action == first.action
         and _after(entry) == _after(first)
         and first.at - entry.at <= ACT_SPAN

@@ -33,6 +33,18 @@ def test_looks_apart_in_time_or_by_other_people_are_separate_and_newest_first() 
     assert [(a.who, a.at) for a in staff_acts("ada", entries)] == [("sam", later), ("tom", later), ("sam", T)]
 
 
+def test_two_looks_in_the_same_second_are_two_looks() -> None:
+    moment = T + timedelta(milliseconds=5)
+    entries = [
+        preview(T, "global"),
+        preview(T, "tenant:berlin"),
+        preview(moment, "global"),
+        preview(moment, "tenant:berlin"),
+    ]
+
+    assert [a.at for a in staff_acts("ada", entries)] == [moment, T]
+
+
 def test_a_preview_known_only_at_global_names_no_organisation() -> None:
     assert [a.organisation for a in staff_acts("ada", [preview(T, "global", after=None)])] == [None]
 

@@ -23,7 +23,7 @@ from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
-from litestar.params import Body, FromPath
+from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Redirect, Template
 
@@ -103,7 +103,9 @@ class WaitingPage:
 
 @get("/memories/waiting", name="waiting_page", include_in_schema=False)
 async def waiting_page(
-    services: NamedDependency[Services], viewer: NamedDependency[Viewer], settled: str = ""
+    services: NamedDependency[Services],
+    viewer: NamedDependency[Viewer],
+    settled: Annotated[str, QueryParameter(name="settled", max_length=20)] = "",
 ) -> Template:
     now = datetime.now(UTC)
     notes = tuple(

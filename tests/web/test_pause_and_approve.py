@@ -1,0 +1,187 @@
+"""Pause and approve, as the agent runtime sees it over HTTP, on SQLite and PostgreSQL: a paused
+person's remember is ok=false and writes nothing; with approval required a remember waits outside the
+digest until the person approves (an ordinary memory) or discards (gone) it; replays answer alike."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import httpx
+import pytest
+from litestar import Litestar
+
+from store import Actor, ScopeContext
+from store.domain.controls import MEMORY_PAUSED, WAITING_FOR_APPROVAL
+from tests.web.admin_builders import LENA, tree
+from tests.web.conftest import AGENT_TOKEN, SECRET, LoginAs
+from web.services import Services
+from web.settings import Settings
+
+AUTH = {"Authorization": f"Bearer {AGENT_TOKEN}"}
+ADA = Actor("ada", "berlin")
+ADA_WIRE = {"id": "ada", "tenantRef": "berlin", "roles": []}
+
+
+@pytest.fixture
+async def client(app: Litestar, services: Services) -> AsyncIterator[httpx.AsyncClient]:
+    """The application on the test's own event loop (asyncpg's connections belong to the loop that
+    opened them, and the services were opened on this one), without its start-up: the services it
+    would open are these, and its periodic pruning plays no part here."""
+    app.state.services = services
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as on_this_loop:
+        yield on_this_loop
+
+
+@pytest.fixture
+def settings(database_url: str) -> Settings:
+    return Settings(
+        database_url=database_url,
+        base_url="http://127.0.0.1:8000",
+        secret_key=SECRET,
+        oidc_issuer="http://127.0.0.1:1",
+        oidc_client_id="onfile",
+        oidc_client_secret="client-secret",
+        agent_tokens=AGENT_TOKEN,
+    )
+
+
+async def digest(client: httpx.AsyncClient, run: str) -> Any:
+    response = await client.post(f"/agent/runs/{run}/digest", json={"actor": ADA_WIRE, "text": ""}, headers=AUTH)
+    assert response.status_code == 200
+    return response.json()
+
+
+async def remember(client: httpx.AsyncClient, run: str, call: str, key: str, fact: str) -> Any:
+    body = {"callId": call, "key": key, "fact": fact}
+    response = await client.post(f"/agent/runs/{run}/remember", json=body, headers=AUTH)
+    assert response.status_code == 200
+    return response.json()
+
+
+async def test_a_paused_persons_remember_is_refused_nothing_written_and_replayed_alike(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    token = await login_as(ADA)
+    paused = await client.post("/memories/pause", data={"csrf_token": token, "paused": "yes"}, follow_redirects=False)
+    assert paused.status_code == 303
+    await digest(client, "run_1")
+
+    answer = await remember(client, "run_1", "call_1", "units", "kilometres")
+
+    assert answer == {"ok": False, "error": MEMORY_PAUSED}
+    assert not await services.provider.list(scopes=["actor:ada"], ctx=ScopeContext(ADA))
+    await client.post("/memories/pause", data={"csrf_token": token, "paused": "no"})
+    assert await remember(client, "run_1", "call_1", "units", "kilometres") == answer  # the journaled outcome
+    written = await remember(client, "run_1", "call_2", "units", "kilometres")
+    assert written["ok"] is True
+    assert written["record"]["text"] == "kilometres"
+
+
+async def test_the_digest_still_works_while_paused(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    await digest(client, "run_0")
+    await remember(client, "run_0", "call_1", "units", "kilometres")
+    token = await login_as(ADA)
+    await client.post("/memories/pause", data={"csrf_token": token, "paused": "yes"})
+
+    body = await digest(client, "run_1")
+
+    assert [e["text"] for e in body["entries"]] == ["kilometres"]
+    assert "units: kilometres" in body["block"]
+
+
+async def require_approval(client: httpx.AsyncClient, login_as: LoginAs) -> None:
+    token = await login_as(LENA)
+    response = await client.post(
+        "/admin/organisation/approval", data={"csrf_token": token, "required": "yes"}, follow_redirects=False
+    )
+    assert response.status_code == 303
+
+
+async def test_with_approval_required_a_remember_waits_outside_the_digest_until_approved(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    await require_approval(client, login_as)
+    await digest(client, "run_1")
+
+    held = await remember(client, "run_1", "call_1", "units", "kilometres")
+    kept = await remember(client, "run_1", "call_2", "fiscal-year", "the calendar year")
+
+    assert held["ok"] is True
+    assert "record" not in held
+    assert (held["pending"]["key"], held["pending"]["text"], held["pending"]["message"]) == (
+        "units",
+        "kilometres",
+        WAITING_FOR_APPROVAL,
+    )
+    assert await remember(client, "run_1", "call_1", "units", "kilometres") == held  # a replay: no second note
+    assert (await digest(client, "run_2"))["entries"] == []
+    token = await login_as(ADA)
+    waiting = (await client.get("/agent/memories/waiting")).json()
+    assert (waiting["count"], [n["key"] for n in waiting["waiting"]]) == (2, ["units", "fiscal-year"])
+    assert (await client.get("/agent/memories")).json() == []
+
+    approved = await client.post(
+        f"/memories/waiting/{held['pending']['id']}/approve", data={"csrf_token": token}, follow_redirects=False
+    )
+    discarded = await client.post(
+        f"/memories/waiting/{kept['pending']['id']}/discard", data={"csrf_token": token}, follow_redirects=False
+    )
+
+    assert (approved.status_code, discarded.status_code) == (303, 303)
+    [entry] = (await digest(client, "run_3"))["entries"]
+    assert (entry["key"], entry["text"], entry["origin"]["author"], entry["origin"]["runId"]) == (
+        "units",
+        "kilometres",
+        "agent",
+        "run_1",
+    )
+    assert (await client.get("/agent/memories/waiting")).json() == {"count": 0, "paused": False, "waiting": []}
+
+
+async def test_a_waiting_note_can_be_settled_only_by_its_person(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    await require_approval(client, login_as)
+    await digest(client, "run_1")
+    held = await remember(client, "run_1", "call_1", "units", "kilometres")
+    token = await login_as(Actor("max", "berlin"))
+
+    for decision in ("approve", "discard"):
+        response = await client.post(
+            f"/memories/waiting/{held['pending']['id']}/{decision}", data={"csrf_token": token}
+        )
+        assert response.status_code == 404
+    assert (await client.get("/agent/memories/waiting")).json()["count"] == 0
+    await login_as(ADA)
+    page = tree(await client.get("/"))
+    assert page.one(attrs={"data-action": "waiting"})["data-waiting-count"] == "1"
+
+
+async def test_the_approval_setting_is_audited_and_only_for_the_admins_own_organisation(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    await require_approval(client, login_as)
+
+    [entry] = [e for e in await services.audit.at_scopes(["tenant:berlin"]) if e.action == "approval"]
+
+    assert (entry.who, entry.before, entry.after) == ("lena", {"approvalRequired": False}, {"approvalRequired": True})
+    token = await login_as(ADA)
+    refused = await client.post("/admin/organisation/approval", data={"csrf_token": token, "required": "no"})
+    assert refused.status_code == 403
+    assert (await services.consent.controls(ADA)).approval_required is True
+
+
+async def test_erasing_a_person_removes_their_waiting_notes(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    await require_approval(client, login_as)
+    await digest(client, "run_1")
+    await remember(client, "run_1", "call_1", "units", "a fact only Ada's note holds")
+
+    assert await services.admin.erase_person(LENA, ADA) is not None
+
+    assert await services.consent.waiting(ADA) == []
