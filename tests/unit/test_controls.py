@@ -62,7 +62,7 @@ def test_only_an_approved_note_reaches_a_prompt(state: PendingState, reaches: bo
 def test_approving_ones_own_note_writes_it_as_the_assistants_with_its_conversation() -> None:
     settlement = settle_pending("ada", NOTE, "approve")
 
-    assert settlement.found and settlement.write
+    assert (settlement.found, settlement.write) == (True, True)
     assert settlement.origin is not None
     assert (settlement.origin.author, settlement.origin.thread_id, settlement.origin.run_id) == (
         "agent",
