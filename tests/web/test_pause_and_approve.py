@@ -29,7 +29,7 @@ async def client(app: Litestar, services: Services) -> AsyncIterator[httpx.Async
     opened them, and the services were opened on this one), without its start-up: the services it
     would open are these, and its periodic pruning plays no part here."""
     app.state.services = services
-    transport = httpx.ASGITransport(app=app)
+    transport = httpx.ASGITransport(app=app)  # type: ignore[arg-type]  # Litestar types its scope narrower than httpx
     async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1:8000") as on_this_loop:
         yield on_this_loop
 
