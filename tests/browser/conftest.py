@@ -35,6 +35,8 @@ CHROMIUM_ARGS = [
     "--disable-sync",
 ]
 SECRET = "browser-test-secret-key-long-enough-0123456789"
+AGENT_TOKEN = "browser-test-agent-token-0123456789"
+"""The bearer token the served process accepts from agent runtimes."""
 AT_SCALE = 10_000
 """How many memories Max holds on `server_at_scale`."""
 
@@ -103,6 +105,7 @@ def _serve(tmp_path: Path, identity_provider: MockProvider, *, max_memories: int
             "ONFILE_OIDC_ISSUER": identity_provider.issuer,
             "ONFILE_OIDC_CLIENT_ID": "onfile-browser",
             "ONFILE_OIDC_CLIENT_SECRET": "onfile-browser-secret",
+            "ONFILE_AGENT_TOKENS": AGENT_TOKEN,
         },
         tmp_path / "server.log",
     )

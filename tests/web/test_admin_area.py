@@ -69,6 +69,7 @@ async def test_the_area_is_marked_as_administration_with_its_own_navigation(
         ("facts", "/admin", "page"),
         ("audit", "/admin/audit", None),
         ("people", "/admin/people", None),
+        ("organisation", "/admin/organisation", None),
         ("preview", "/support/preview", None),
     ]
     assert nav.one("a", {"data-action": "personal-page"})["href"] == "/"

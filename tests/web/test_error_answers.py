@@ -143,7 +143,7 @@ async def test_every_form_htmx_sends_disables_its_buttons_while_its_request_runs
     forms = [form for path in paths for form in page_of(await client.get(path)).find_all("form")]
     sent = {form["hx-post"].rsplit("/", 1)[-1]: form.get("hx-disabled-elt") for form in forms if form.get("hx-post")}
 
-    assert set(sent) == {"forget", "promote", "undo", "facts", "pin", "edit", "delete"}
+    assert set(sent) == {"forget", "promote", "undo", "facts", "pin", "edit", "delete", "pause"}
     assert set(sent.values()) == {"find button"}
 
 

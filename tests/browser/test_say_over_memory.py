@@ -1,0 +1,159 @@
+"""A person's say over what is kept about them, in a real browser through the real identity provider:
+Ada sees that Sam previewed her prompt and downloads the list; she pauses memory and an agent's
+remember is refused; with approval required for Berlin, what the assistant concludes waits until she
+approves one and discards the other, and only the approved one reaches the next digest."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+import axe_playwright_python
+import httpx
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
+
+from tests.browser.conftest import AGENT_TOKEN
+from tests.processes.servers import ServerProcess
+
+pytestmark = pytest.mark.browser
+
+ADA = {"id": "ada", "tenantRef": "berlin", "roles": []}
+PHONE = ViewportSize(width=390, height=844)
+DESKTOP = ViewportSize(width=1280, height=900)
+
+
+def log_in(context: BrowserContext, server: ServerProcess, who: str) -> Page:
+    page = context.new_page()
+    page.goto(f"{server.base_url}/")
+    page.fill("input[name=sub]", who)  # the development provider's sign-in form
+    page.click("button[type=submit]:has-text('Authorize')")
+    page.wait_for_url(f"{server.base_url}/")
+    return page
+
+
+def agent(server: ServerProcess, path: str, body: dict[str, Any]) -> Any:
+    response = httpx.post(
+        f"{server.base_url}/agent/runs/{path}", json=body, headers={"Authorization": f"Bearer {AGENT_TOKEN}"}
+    )
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def digest_keys(server: ServerProcess, run: str) -> list[str]:
+    return [e["key"] for e in agent(server, f"{run}/digest", {"actor": ADA, "text": ""})["entries"]]
+
+
+def shoot(page: Page, artifacts: Path, name: str) -> None:
+    page.screenshot(path=str(artifacts / f"{name}.png"), full_page=True)
+
+
+def test_ada_sees_who_looked_and_downloads_it(browser: Browser, server: ServerProcess, artifacts: Path) -> None:
+    ada = browser.new_context(viewport=DESKTOP)
+    log_in(ada, server, "ada").close()  # Ada has been seen, so support can pick her
+    sam = browser.new_context(viewport=DESKTOP)
+    page = log_in(sam, server, "sam")
+    page.goto(f"{server.base_url}/support/preview")
+    page.select_option("[data-field='person']", "ada")
+    page.click("[data-action='preview']")
+    expect(page.locator("pre[data-block]")).to_be_visible()
+    sam.close()
+
+    page = ada.new_page()
+    page.goto(f"{server.base_url}/")
+    page.click("[data-action='who-looked']")
+    page.wait_for_url(f"{server.base_url}/looked")
+    [look] = page.locator("[data-look]").all()
+    expect(look.locator("[data-named='sam'] [data-name]")).to_have_text("Sam Okafor")
+    expect(look.locator("[data-what]")).to_contain_text("support preview of your prompt")
+    expect(look.locator("[data-when]")).to_have_text("just now")
+    expect(look.locator("[data-organisation]")).to_have_text("For the organisation “berlin”")
+    shoot(page, artifacts, "who-looked-desktop")
+    with page.expect_download() as downloading:
+        page.click("[data-action='looked-csv']")
+    rows = list(csv.DictReader(io.StringIO(Path(downloading.value.path()).read_text(encoding="utf-8-sig"))))
+    assert [(row["who"], row["who_id"], row["organisation"]) for row in rows] == [("Sam Okafor", "sam", "berlin")]
+    page.set_viewport_size(PHONE)
+    shoot(page, artifacts, "who-looked-phone")
+    ada.close()
+
+
+def test_ada_pauses_memory_then_approves_one_note_and_discards_another(
+    browser: Browser, server: ServerProcess, artifacts: Path
+) -> None:
+    ada = browser.new_context(viewport=DESKTOP)
+    page = log_in(ada, server, "ada")
+    page.click("[data-action='pause-memory']")
+    expect(page.locator("[data-memory-state='paused']")).to_be_visible()
+    shoot(page, artifacts, "memory-paused-desktop")
+
+    digest_keys(server, "run_paused")
+    refused = agent(server, "run_paused/remember", {"callId": "c1", "key": "tea", "fact": "she drinks green tea"})
+    assert refused["ok"] is False
+    assert "Memory is paused" in refused["error"]
+    assert "tea" not in digest_keys(server, "run_after_pause")
+
+    page.click("[data-action='resume-memory']")
+    expect(page.locator("[data-memory-state='on']")).to_be_visible()
+
+    lena = browser.new_context(viewport=DESKTOP)
+    admin = log_in(lena, server, "lena")
+    admin.goto(f"{server.base_url}/admin/organisation")
+    admin.click("[data-action='require-approval']")
+    expect(admin.locator("[data-approval='required']")).to_be_visible()
+    shoot(admin, artifacts, "organisation-approval-desktop")
+    admin.set_viewport_size(PHONE)
+    shoot(admin, artifacts, "organisation-approval-phone")
+    lena.close()
+
+    digest_keys(server, "run_held")
+    held = [
+        agent(server, "run_held/remember", {"callId": call, "key": key, "fact": fact})
+        for call, key, fact in [("c1", "tea", "she drinks green tea"), ("c2", "desk", "she sits by the window")]
+    ]
+    assert all(answer["ok"] and answer["pending"] for answer in held)
+    assert not {"tea", "desk"} & set(digest_keys(server, "run_waiting"))
+
+    page.reload()
+    expect(page.locator("[data-action='waiting']")).to_have_attribute("data-waiting-count", "2")
+    shoot(page, artifacts, "waiting-count-desktop")
+    page.click("[data-action='waiting']")
+    page.wait_for_url(f"{server.base_url}/memories/waiting")
+    expect(page.locator("[data-waiting-id]")).to_have_count(2)
+    shoot(page, artifacts, "waiting-desktop")
+    page.set_viewport_size(PHONE)
+    shoot(page, artifacts, "waiting-phone")
+    page.locator("[data-waiting-id][data-key='tea'] [data-action='approve']").click()
+    expect(page.locator("[data-settled]")).to_contain_text("Approved")
+    page.locator("[data-waiting-id][data-key='desk'] [data-action='discard']").click()
+    expect(page.locator("[data-settled]")).to_contain_text("Discarded")
+    expect(page.locator("[data-no-waiting]")).to_be_visible()
+
+    keys = digest_keys(server, "run_approved")
+    assert "tea" in keys
+    assert "desk" not in keys
+    page.goto(f"{server.base_url}/")
+    expect(page.locator("[data-entry][data-key='tea']")).to_be_visible()
+    expect(page.locator("[data-action='waiting']")).to_have_count(0)
+    ada.close()
+
+
+def test_the_new_pages_have_no_serious_accessibility_violations(browser: Browser, server: ServerProcess) -> None:
+    axe = Path(axe_playwright_python.__file__).with_name("axe.min.js").read_text(encoding="utf-8")
+    found: dict[str, list[str]] = {}
+    for who, path in [("ada", "/looked"), ("ada", "/memories/waiting"), ("ada", "/"), ("lena", "/admin/organisation")]:
+        context = browser.new_context(bypass_csp=True)
+        page = log_in(context, server, who)
+        page.goto(f"{server.base_url}{path}")
+        page.add_script_tag(content=axe)
+        violations = page.evaluate(
+            "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+            ".filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id + ': ' + v.help)"
+        )
+        if violations:
+            found[f"{who} {path}"] = violations
+        context.close()
+
+    assert found == {}
