@@ -25,6 +25,7 @@ from store.persistence.outage import DATABASE_ERROR_TYPES
 from web.admin.api import admin_api_router
 from web.admin.routes import admin_pages_router
 from web.agent.api import agent_router, bearer_scheme
+from web.auth.demo_sign_in import DemoSignIn, require_demo_sign_in_matches
 from web.auth.routes import callback, login, logout, signed_out
 from web.housekeeping import pruning_every
 from web.kit.area import not_elevated_page
@@ -94,10 +95,14 @@ def operators_only(request: Request[Any, Any, State], settings: Settings) -> boo
     return bool(tokens) and closed and not bearer_presented(request.scope["headers"], tokens)
 
 
-def create_app(settings: Settings, *, services: Services | None = None) -> Litestar:
+def create_app(
+    settings: Settings, *, services: Services | None = None, demo_sign_in: DemoSignIn | None = None
+) -> Litestar:
     """The application. It opens its own services (database, repositories) on start and closes them on
-    stop, unless the caller hands it ready ones (tests), which the caller then closes."""
+    stop, unless the caller hands it ready ones (tests), which the caller then closes. `demo_sign_in`,
+    the demo's people and its provider's form, is given exactly when `settings.demo_sign_in` is on."""
     settings.require_server_settings()
+    require_demo_sign_in_matches(settings, demo_sign_in)
     if services is not None and services.settings != settings:
         msg = "create_app: the services were opened with other settings than the application's"
         raise ValueError(msg)
@@ -186,6 +191,7 @@ def create_app(settings: Settings, *, services: Services | None = None) -> Lites
             "services": Provide(provide_services, sync_to_thread=False),
             "oidc": Provide(lambda: oidc, sync_to_thread=False),
             "sealer": Provide(lambda: sealer, sync_to_thread=False),
+            "demo_sign_in": Provide(lambda: demo_sign_in, sync_to_thread=False),
             "viewer": Provide(provide_viewer),
             "elevation": Provide(provide_elevation),
             "visit": Provide(provide_visit),

@@ -6,10 +6,12 @@ from __future__ import annotations
 from litestar import Litestar
 
 from web.app import create_app
+from web.demo.sign_in import demo_sign_in_for
 from web.settings import Settings
 
 __all__ = ("app",)
 
 
 def app() -> Litestar:
-    return create_app(Settings.load())
+    settings = Settings.load()
+    return create_app(settings, demo_sign_in=demo_sign_in_for(settings))

@@ -146,8 +146,9 @@ def _serve(host: str, port: int, workers: int) -> int:
         uvicorn.run("web.asgi:app", host=host, port=port, workers=workers, factory=True)
     else:
         from web.app import create_app
+        from web.demo.sign_in import demo_sign_in_for
 
-        uvicorn.run(create_app(settings), host=host, port=port)
+        uvicorn.run(create_app(settings, demo_sign_in=demo_sign_in_for(settings)), host=host, port=port)
     return 0
 
 

@@ -30,6 +30,7 @@ DATABASE_URL_FORMS = f"{_SQLITE}:///path/to/file.sqlite3 or {_POSTGRESQL}://user
 """The database URLs OnFile takes: its two async drivers, nothing else."""
 
 
+_LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 _EMBEDDER_SPEC = re.compile(r"use-multilingual|none|https?://\S+|[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
@@ -188,6 +189,15 @@ class Settings:
             "organisation). Each organisation's administrators may choose otherwise in the elevated area."
         ),
     )
+    demo_sign_in: bool = field(
+        default=False,
+        metadata=_doc(
+            "The demo's own sign-in page: /login lists the demo people with a button each, and each button "
+            "signs in through the identity provider, which must then be the local development one on loopback "
+            "(onfile demo sets this). Signing out then ends on OnFile's signed-out page without the provider's. "
+            "Never for a real deployment: off, /login goes straight to the provider."
+        ),
+    )
     max_memories: int = field(default=20, metadata=_doc("How many memories one turn's prompt carries at most."))
     max_fact_chars: int = field(
         default=240,
@@ -277,6 +287,13 @@ class Settings:
             raise SettingsError(msg)
         if len(self.secret_key) < 32:
             msg = "ONFILE_SECRET_KEY must be at least 32 characters."
+            raise SettingsError(msg)
+        issuer = urlsplit(self.oidc_issuer)
+        if self.demo_sign_in and (issuer.scheme != "http" or issuer.hostname not in _LOOPBACK):
+            msg = (
+                f"{PREFIX}DEMO_SIGN_IN is for the demo's local identity provider on loopback "
+                f"(http://127.0.0.1:<port>), not {self.oidc_issuer!r}."
+            )
             raise SettingsError(msg)
         for name, tokens in (("AGENT_TOKENS", self.agent_token_list), ("OPERATOR_TOKENS", self.operator_token_list)):
             if not all("!" <= character <= "~" for token in tokens for character in token):

@@ -12,7 +12,8 @@ from litestar.di import NamedDependency
 from litestar.params import QueryParameter
 from litestar.response import Redirect, Template
 
-from web.kit.identity.oidc import LoginError, OidcClient, TransactionSealer
+from web.auth.demo_sign_in import DemoSignIn, SignInPage
+from web.kit.identity.oidc import LoginError, LoginTransaction, OidcClient, TransactionSealer
 from web.kit.identity.sessions import LOGIN_COOKIE, SESSION_COOKIE, end_session, load_viewer, start_session
 from web.kit.security import safe_next_path
 from web.services import Services
@@ -38,28 +39,43 @@ async def login(
     services: NamedDependency[Services],
     oidc: NamedDependency[OidcClient],
     sealer: NamedDependency[TransactionSealer],
+    demo_sign_in: NamedDependency[DemoSignIn | None],
     next_path: Annotated[str | None, QueryParameter(name="next")] = None,
+    person: Annotated[str | None, QueryParameter(name="person")] = None,
 ) -> Template | Redirect:
-    """Send the person to their organisation's sign-in page."""
+    """Send the person to their organisation's sign-in page. In the demo, OnFile's own page lists the
+    demo people; `person` is the one whose button was pressed, signed in through the local provider."""
     target = safe_next_path(next_path)
+    if demo_sign_in is not None and person is None:
+        return _sign_in_page(SignInPage(demo_sign_in.people, target))
+    chosen = demo_sign_in.person(person) if demo_sign_in is not None and person is not None else None
+    if demo_sign_in is not None and chosen is None:
+        error = f"No one with the id “{person}” is in this demo. Choose one of the people below."
+        return _sign_in_page(SignInPage(demo_sign_in.people, target, error), status=400)
     try:
         url, transaction = await oidc.begin(target)
+        if demo_sign_in is not None and chosen is not None:
+            url = await demo_sign_in.answer(url, chosen.sub)
+            if not url.startswith(f"{services.settings.base_url}/auth/callback?"):
+                raise LoginError("The demo's sign-in service answered unexpectedly.", f"it redirected to {url}")
     except LoginError as error:
         return _login_failed(error, target, 503)
-    return Redirect(
-        url,
-        status_code=303,
-        cookies=[
-            Cookie(
-                key=LOGIN_COOKIE,
-                value=sealer.seal(transaction),
-                path="/auth",
-                max_age=600,
-                httponly=True,
-                samesite="lax",
-                secure=services.settings.secure_cookies,
-            )
-        ],
+    return Redirect(url, status_code=303, cookies=[_login_cookie(services, sealer, transaction)])
+
+
+def _sign_in_page(page: SignInPage, status: int = 200) -> Template:
+    return Template(template_name="auth/sign_in.html", context={"page": page}, status_code=status)
+
+
+def _login_cookie(services: Services, sealer: TransactionSealer, transaction: LoginTransaction) -> Cookie:
+    return Cookie(
+        key=LOGIN_COOKIE,
+        value=sealer.seal(transaction),
+        path="/auth",
+        max_age=600,
+        httponly=True,
+        samesite="lax",
+        secure=services.settings.secure_cookies,
     )
 
 
@@ -100,14 +116,21 @@ async def callback(
 
 @post("/logout", name="logout", include_in_schema=False)
 async def logout(
-    request: Request[object, object, State], services: NamedDependency[Services], oidc: NamedDependency[OidcClient]
+    request: Request[object, object, State],
+    services: NamedDependency[Services],
+    oidc: NamedDependency[OidcClient],
+    demo_sign_in: NamedDependency[DemoSignIn | None],
 ) -> Template | Redirect:
-    """End the session here, then at the provider when it offers that."""
+    """End the session here, then at the provider when it offers that and comes back to OnFile's
+    signed-out page. The demo's local provider keeps no session in the browser (its form was answered
+    for the person), so there the person goes straight to OnFile's signed-out page."""
     session_id = request.cookies.get(SESSION_COOKIE)
     viewer = await load_viewer(services, session_id)
     await end_session(services, session_id)
     after = f"{services.settings.base_url}/signed-out"
-    target = await oidc.end_session_url(viewer.id_token if viewer else None, after) or "/signed-out"
+    id_token = viewer.id_token if viewer else None
+    at_provider = None if demo_sign_in is not None else await oidc.end_session_url(id_token, after)
+    target = at_provider or "/signed-out"
     return Redirect(
         target, status_code=303, cookies=[Cookie(key=SESSION_COOKIE, value="", path="/", max_age=0, expires=0)]
     )

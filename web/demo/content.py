@@ -51,14 +51,15 @@ class DemoPerson:
     tenant: str
     roles: tuple[str, ...]
     who: str
+    """What they are, in the words of the demo's sign-in page."""
 
 
 DEMO_PEOPLE = (
-    DemoPerson("ada", "Ada Lindqvist", "berlin", (), "an end user in Berlin, with personal overrides"),
-    DemoPerson("lena", "Lena Vogt", "berlin", ("onfile-admin",), "Berlin's tenant administrator"),
-    DemoPerson("sam", "Sam Okafor", "berlin", ("onfile-support",), "a support person"),
-    DemoPerson("max", "Max Brandt", "berlin", (), "an end user with 2,400 memories"),
-    DemoPerson("jonas", "Jonas Meyer", "hamburg", ("onfile-admin",), "Hamburg's tenant administrator"),
+    DemoPerson("ada", "Ada Lindqvist", "berlin", (), "A person at Berlin with memories, some overriding Berlin's"),
+    DemoPerson("max", "Max Brandt", "berlin", (), "A person at Berlin with thousands of memories"),
+    DemoPerson("lena", "Lena Vogt", "berlin", ("onfile-admin",), "Administrator at Berlin"),
+    DemoPerson("sam", "Sam Okafor", "berlin", ("onfile-support",), "Support at Berlin"),
+    DemoPerson("jonas", "Jonas Meyer", "hamburg", ("onfile-admin",), "Administrator at Hamburg"),
 )
 
 

@@ -14,6 +14,7 @@ import uvicorn
 from web.app import create_app
 from web.demo.content import DEMO_PEOPLE, demo_database, demo_secret, refuse_ports_in_use, seed_demo
 from web.demo.oidc_mock import MockProvider
+from web.demo.sign_in import demo_sign_in_for
 from web.services import open_services
 from web.settings import Settings
 
@@ -75,10 +76,12 @@ def _serve_demo(provider: MockProvider, *, port: int, folder: Path) -> int:
         oidc_issuer=provider.issuer,
         oidc_client_id="onfile-demo",
         oidc_client_secret="onfile-demo-secret",  # noqa: S106 - the local development provider's
+        demo_sign_in=True,
     )
     asyncio.run(_seed(settings))
     print(_banner(settings, provider.issuer))
-    uvicorn.run(create_app(settings), host="127.0.0.1", port=port, log_level="warning")
+    app = create_app(settings, demo_sign_in=demo_sign_in_for(settings))
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning")
     return 0
 
 
@@ -93,7 +96,7 @@ async def _seed(settings: Settings) -> None:
 def _banner(settings: Settings, issuer: str) -> str:
     people = "\n".join(f"    {p.sub:<6} {p.name:<14} {p.who}" for p in DEMO_PEOPLE)
     return (
-        f"\nOnFile demo: open {settings.base_url}/ and sign in.\n"
-        f"The local sign-in page ({issuer}) asks for a user id; use one of:\n{people}\n"
+        f"\nOnFile demo: open {settings.base_url}/ and choose whom to sign in as:\n{people}\n"
+        f"(Each button signs in through the demo's local identity provider at {issuer}.)\n"
         "Stop with Ctrl-C.\n"
     )
