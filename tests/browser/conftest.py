@@ -86,7 +86,7 @@ def identity_provider() -> Iterator[MockProvider]:
 
 @pytest.fixture
 def server(tmp_path: Path, identity_provider: MockProvider) -> Iterator[ServerProcess]:
-    """The dashboard over a fresh copy of the demo's data."""
+    """The dashboard over a fresh copy of the demo's data, with the demo's sign-in page."""
     yield from _serve(tmp_path, identity_provider, max_memories=2_400)
 
 
@@ -106,6 +106,7 @@ def _serve(tmp_path: Path, identity_provider: MockProvider, *, max_memories: int
             "ONFILE_OIDC_CLIENT_ID": "onfile-browser",
             "ONFILE_OIDC_CLIENT_SECRET": "onfile-browser-secret",
             "ONFILE_AGENT_TOKENS": AGENT_TOKEN,
+            "ONFILE_DEMO_SIGN_IN": "true",
         },
         tmp_path / "server.log",
     )

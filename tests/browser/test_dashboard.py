@@ -8,6 +8,7 @@ import axe_playwright_python
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.signing_in import press_sign_in_as
 from tests.processes.servers import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -15,8 +16,7 @@ pytestmark = pytest.mark.browser
 
 def log_in(page: Page, server: ServerProcess, who: str) -> None:
     page.goto(f"{server.base_url}/")
-    page.fill("input[name=sub]", who)  # the development provider's sign-in form
-    page.click("button[type=submit]:has-text('Authorize')")
+    press_sign_in_as(page, who)  # the demo's sign-in page, in front of the local provider
     page.wait_for_url(f"{server.base_url}/")
 
 
@@ -53,12 +53,14 @@ def test_a_person_sees_overrides_and_dangling_origins_forgets_and_logs_out(
     expect(revealed.locator("[data-action='forget']")).to_have_count(0)
     page.screenshot(path=str(artifacts / "dashboard-ada-forgotten.png"), full_page=True)
 
+    visited: list[str] = []
+    page.on("request", lambda request: visited.append(request.url) if request.is_navigation_request() else None)
     page.click("[data-action='logout']")
-    page.click("button:has-text('End session')")  # the provider's own confirmation
     page.wait_for_url(f"{server.base_url}/signed-out")
     expect(page.locator("[data-testid='signed-out']")).to_be_visible()
+    assert visited == [f"{server.base_url}/logout", f"{server.base_url}/signed-out"]  # no provider page between
     page.goto(f"{server.base_url}/")
-    expect(page.locator("input[name=sub]")).to_be_visible()  # signed out: back at the provider
+    expect(page.locator("[data-sign-in]")).to_be_visible()  # signed out: back at the sign-in page
     assert errors == [], errors
     context.close()
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, Route, expect
 
+from tests.browser.signing_in import press_sign_in_as
 from tests.browser.test_dashboard import log_in
 from tests.processes.servers import ServerProcess
 
@@ -110,8 +111,7 @@ def test_a_forget_after_the_session_ended_is_said_in_place_and_signing_in_comes_
     expect(depot).to_have_count(1)
     page.screenshot(path=str(artifacts / "session-ended-390.png"))
     notice.locator("[data-action='sign-in']").click()
-    page.fill("input[name=sub]", "ada")  # the development provider's sign-in form
-    page.click("button[type=submit]:has-text('Authorize')")
+    press_sign_in_as(page, "ada")  # the demo's sign-in page, in front of the local provider
     page.wait_for_url(f"{server.base_url}/?group=you")
     expect(depot).to_have_count(1)
     context.close()

@@ -64,7 +64,8 @@ async def test_the_demo_sign_in_page_lists_each_demo_person_with_what_they_are_a
     assert [b["value"] for b in buttons] == [p.sub for p in DEMO_PEOPLE]
     for person in DEMO_PEOPLE:
         row = tree.one("li", {"data-person": person.sub})
-        assert person.name in row.text and person.who in row.text
+        assert person.name in row.text
+        assert person.who in row.text
     form = tree.one("form", {"data-sign-in-form": True})
     assert (form["method"], form["action"]) == ("get", "/login")
 
