@@ -4,7 +4,9 @@ Every handler works as a plain form or link first; with htmx the same URL answer
 
 - `GET /admin` renders the page; an htmx request targeting `#shared` (the filter) gets the results.
 - `POST /admin/facts` publishes, then redirects back with a notice (303); for htmx it answers the
-  results and the notice, and a fresh form. Invalid input keeps what was typed and says what is wrong
+  results and the notice, and a fresh form. A key that already holds a fact at that scope is first
+  answered with that fact and a confirmation (a page; for htmx in place of the form), which posts
+  here again to replace it or to keep it. Invalid input keeps what was typed and says what is wrong
   (400 as a page; for htmx the form again, in place); a refusal is 403 with the verdict's reason.
 - `GET /admin/facts/{id}` answers one row (htmx: "cancel" on an edit or a delete); a browser is sent to
   the row on the list.
@@ -29,6 +31,7 @@ from litestar.response import Redirect, Template
 
 from store import MemoryRecord
 from store.admin import NOT_ADMINISTERED, AdminOutcome
+from web.admin.replacing import ReplaceView, fact_to_replace, replaces_token
 from web.admin.views import (
     AdminQuery,
     CreateFormView,
@@ -74,6 +77,10 @@ class FactForm:
     pinned: str = ""
     back: str = "/admin"
     csrf_token: str = ""
+    replaces: str = ""
+    """On a publish: which fact the person saw and confirmed replacing (`web.admin.replacing`)."""
+    confirm: str = ""
+    """On a publish's confirmation: `replace`, or `keep` to publish nothing."""
 
 
 Form = Annotated[FactForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
@@ -105,24 +112,20 @@ async def publish_fact(
     visit: NamedDependency[Visit],
     data: Form,
 ) -> Template | Redirect:
+    """Publish; a key that already holds a fact at that scope is first shown with that fact, to replace
+    it or keep it (in place with htmx, on a page of its own without)."""
     query = query_from(request, data.back)
+    if data.confirm == "keep":
+        return await _kept(request, visit, query, data)
+    current = await _fact_to_replace(visit, data)
+    if current is not None and data.replaces != replaces_token(current):
+        return _confirm_replace(request, visit, query, data, current)
     outcome = await visit.services.admin.publish(
         visit.viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=bool(data.pinned)
     )
     if outcome.status != "invalid":
         return await outcome_response(request, visit, query, outcome, "Published")
-    form = blank_create_form(
-        visit.elevation.scopes,
-        visit.viewer.actor,
-        max_fact_chars=visit.services.settings.max_fact_chars,
-        back=query.href(),
-        csrf_token=visit.viewer.csrf_token,
-        key=data.key,
-        text=data.text,
-        scope=data.scope,
-        pinned=bool(data.pinned),
-        error=outcome.reason,
-    )
+    form = _typed_form(visit, query, data, error=outcome.reason)
     if request.htmx:
         return HTMXTemplate(
             template_name="admin/_create.html",
@@ -133,6 +136,76 @@ async def publish_fact(
         )
     view = await shared_facts_page(visit, query, create=form)
     return Template("admin/index.html", context={"page": view, "area": view.area}, status_code=400, headers=NO_STORE)
+
+
+def _typed_form(visit: Visit, query: AdminQuery, data: FactForm, *, error: str = "") -> CreateFormView:
+    """The publish form with what was typed in it."""
+    return blank_create_form(
+        visit.elevation.scopes,
+        visit.viewer.actor,
+        max_fact_chars=visit.services.settings.max_fact_chars,
+        back=query.href(),
+        csrf_token=visit.viewer.csrf_token,
+        key=data.key,
+        text=data.text,
+        scope=data.scope,
+        pinned=bool(data.pinned),
+        error=error,
+    )
+
+
+async def _fact_to_replace(visit: Visit, data: FactForm) -> FactView | None:
+    records = await visit.services.admin.shared_memories(visit.viewer.actor)
+    return fact_to_replace(
+        records,
+        visit.viewer.actor,
+        scope=data.scope,
+        key=data.key,
+        text=data.text,
+        max_fact_chars=visit.services.settings.max_fact_chars,
+        now=now(),
+        names=await authors_named(visit.services, records),
+    )
+
+
+def _confirm_replace(
+    request: HTMXRequest, visit: Visit, query: AdminQuery, data: FactForm, current: FactView
+) -> Template:
+    confirm = ReplaceView(
+        current=current,
+        key=current.key,
+        text=data.text,
+        scope=data.scope,
+        pinned=bool(data.pinned),
+        replaces=replaces_token(current),
+        back=query.href(),
+        csrf_token=visit.viewer.csrf_token,
+    )
+    if request.htmx:  # in place of the publish form
+        return HTMXTemplate(
+            template_name="admin/_confirm_replace.html",
+            context={"confirm": confirm},
+            re_target="#create",
+            re_swap="outerHTML",
+            headers=NO_STORE,
+        )
+    area = area_view(visit.viewer, visit.elevation, "facts")
+    return Template("admin/confirm_replace.html", context={"confirm": confirm, "area": area}, headers=NO_STORE)
+
+
+async def _kept(request: HTMXRequest, visit: Visit, query: AdminQuery, data: FactForm) -> Template:
+    """Nothing published: the list as it was, with the form still holding what was typed."""
+    notice = NoticeView(kind="done", message=f"Nothing was published: “{data.key.strip()}” keeps its fact.")
+    view = await shared_facts_page(visit, query, notice=notice, create=_typed_form(visit, query, data))
+    if request.htmx:
+        return HTMXTemplate(
+            template_name="admin/_kept.html",
+            context={"page": view},
+            re_target="#create",
+            re_swap="outerHTML",
+            headers=NO_STORE,
+        )
+    return Template("admin/index.html", context={"page": view, "area": view.area}, headers=NO_STORE)
 
 
 @get("/admin/facts/{memory_id:str}", name="admin_fact", include_in_schema=False)
