@@ -234,7 +234,7 @@ def audit_page(
             *(OptionView(a, action_words(a), a == query.action) for a in AUDIT_ACTIONS),
         ),
         scopes=(
-            OptionView("", "All your scopes", query.scope not in scopes),
+            OptionView("", "Everyone you administer for", query.scope not in scopes),
             *(OptionView(s, labels[s], s == query.scope) for s in scopes),
         ),
         who=query.who,

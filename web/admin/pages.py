@@ -52,6 +52,7 @@ from web.services import Services
 
 __all__ = (
     "NOTICES",
+    "NOT_HERE",
     "FactForm",
     "Form",
     "authors_named",
@@ -324,10 +325,14 @@ async def outcome_response(
     )
 
 
+NOT_HERE = "There is no shared fact with that id among those you administer."
+"""The page's words for `store.admin.NOT_ADMINISTERED`, which the JSON API answers."""
+
+
 def not_administered(request: HTMXRequest, view: FactsPage, query: AdminQuery, reason: str = "") -> Template:
-    message = reason or NOT_ADMINISTERED
+    message = NOT_HERE if reason in {"", NOT_ADMINISTERED} else reason
     heading = "That shared fact isn't here"
-    detail = "It may have been deleted meanwhile, or it is held at a scope you do not administer."
+    detail = "It may have been deleted meanwhile, or it is not one you administer."
     gone = ProblemView(404, heading, message, detail, back=query.href(), back_label=_BACK)
     refreshed = Refreshed(view, results="admin/_results.html", select="admin/_scope_select.html")
     return problem_answer(

@@ -18,12 +18,14 @@ from litestar.response import Redirect, Template
 from store import Actor
 from store.admin import PEOPLE_SHOWN
 from web.kit.area import NO_STORE, AreaView, area_view
+from web.kit.area_words import organisation_name, role_words
 from web.kit.identity.elevation import Elevation
 from web.kit.identity.sessions import Viewer
 from web.kit.identity.visit import Visit
 from web.kit.problems import ProblemView, problem_answer
 from web.kit.words import PersonName, person_name
 from web.services import Services
+from web.settings import Settings
 
 __all__ = ("ERASE_PATH", "confirm_erasure", "erase_href", "erase_person", "people")
 
@@ -67,12 +69,12 @@ class ErasurePage:
     sessions: int = 0
 
 
-def _person(actor: Actor, names: Mapping[str, str]) -> PersonView:
+def _person(actor: Actor, names: Mapping[str, str], settings: Settings) -> PersonView:
     return PersonView(
         id=actor.id,
         who=person_name(actor.id, names),
-        organisation=actor.tenant_ref or "no organisation",
-        roles=", ".join(actor.roles) if actor.roles else "no roles",
+        organisation=organisation_name(actor.tenant_ref) if actor.tenant_ref else "no organisation",
+        roles=role_words(actor.roles, settings),
         erase_href=erase_href(actor.id),
     )
 
@@ -97,7 +99,7 @@ async def people(
     names = await visit.services.people.names_of(p.id for p in found.people)
     page = PeoplePage(
         area=area_view(visit.viewer, visit.elevation, "people"),
-        people=tuple(_person(p, names) for p in found.people),
+        people=tuple(_person(p, names, visit.services.settings) for p in found.people),
         more=found.more,
         sought=sought,
     )
@@ -121,7 +123,7 @@ async def confirm_erasure(
         return _not_found(request, visit.viewer, visit.elevation, person_id)
     page = ErasurePage(
         area=area_view(visit.viewer, visit.elevation, "people"),
-        person=_person(found, await visit.services.people.names_of([found.id])),
+        person=_person(found, await visit.services.people.names_of([found.id]), visit.services.settings),
         memories=await visit.services.admin.own_memory_count(found),
         retention_hours=visit.services.settings.journal_retention_hours,
     )
@@ -148,7 +150,7 @@ async def _erase(request: HTMXRequest, visit: Visit, person_id: str) -> Template
         return _not_found(request, visit.viewer, visit.elevation, person_id)
     page = ErasurePage(
         area=area_view(visit.viewer, visit.elevation, "people"),
-        person=_person(person, names),
+        person=_person(person, names, visit.services.settings),
         memories=erasure.memories,
         retention_hours=visit.services.settings.journal_retention_hours,
         done=True,

@@ -250,7 +250,7 @@ def facts_page(
         filters=FiltersView(
             text=query.text,
             scopes=(
-                OptionView("", f"All your scopes ({_facts(total)})", not query.scope),
+                OptionView("", f"Everyone you administer for ({_facts(total)})", not query.scope),
                 *(OptionView(s, f"{labels[s].name} ({_facts(len(by_scope[s]))})", s == query.scope) for s in scopes),
             ),
             active=query.filtered,

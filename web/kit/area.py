@@ -26,6 +26,7 @@ __all__ = (
     "AreaView",
     "NavItem",
     "Section",
+    "area_name",
     "area_view",
     "forbidden",
     "not_elevated_page",
@@ -51,13 +52,18 @@ class AreaView:
     viewer_name: str
     csrf_token: str
     nav: tuple[NavItem, ...]
+    name: str
+    """What the area is called for this person: "Administration", "Support", or both."""
 
     @property
     def hx_headers(self) -> str:
         return json.dumps({"X-CSRF-Token": self.csrf_token})
 
 
-def area_view(viewer: Viewer, elevation: Elevation, current: Section | None) -> AreaView:
+def area_view(
+    viewer: Viewer, elevation: Elevation, current: Section | None, *, visited: Need | None = None
+) -> AreaView:
+    """`visited`: the part of the area someone was refused (a `Need`), which names the area for them."""
     items: list[tuple[Section, str, str]] = []
     if elevation.administers:
         items += [
@@ -73,7 +79,18 @@ def area_view(viewer: Viewer, elevation: Elevation, current: Section | None) -> 
         viewer_name=viewer.name,
         csrf_token=viewer.csrf_token,
         nav=tuple(NavItem(section, href, label, section == current) for section, href, label in items),
+        name=area_name(elevation, "preview" if "preview" in (current, visited) else None),
     )
+
+
+def area_name(elevation: Elevation, visited: Section | None = None) -> str:
+    """The area named for what the person does there: administrators administer, support previews, and
+    someone with both roles is told both. Someone with neither is told the name of the part they tried."""
+    if elevation.administers and elevation.may_preview:
+        return "Administration and support"
+    if elevation.administers or elevation.may_preview:
+        return "Administration" if elevation.administers else "Support"
+    return "Support" if visited == "preview" else "Administration"
 
 
 def not_elevated_page(request: Request[Any, Any, State], error: NotElevatedError) -> Template:
@@ -101,10 +118,10 @@ def forbidden(request: Request[Any, Any, State], viewer: Viewer, elevation: Elev
     else:
         heading = "This area is for administrators"
         reason = (
-            "Shared facts are what everyone in an organisation is answered from, so only the people who "
-            f"administer a scope can see and change them. You are signed in as {viewer.actor.id}, who does "
-            "not administer any scope, so nothing was shown or changed. If you should, ask whoever manages "
-            "your organisation's sign-in for the administrator role."
+            "Shared facts are what everyone in an organisation is answered from, so only their administrators "
+            f"can see and change them. You are signed in as {viewer.actor.id}, who is not an administrator, so "
+            "nothing was shown or changed. If you should be, ask whoever manages your organisation's sign-in for "
+            "the administrator role."
         )
     htmx = HTMXDetails(request)
     if htmx and not htmx.history_restore_request:
@@ -112,7 +129,7 @@ def forbidden(request: Request[Any, Any, State], viewer: Viewer, elevation: Elev
         return error_answer(request, view, NO_STORE)
     return Template(
         "kit/forbidden.html",
-        context={"area": area_view(viewer, elevation, None), "heading": heading, "reason": reason},
+        context={"area": area_view(viewer, elevation, None, visited=need), "heading": heading, "reason": reason},
         status_code=403,
         headers=NO_STORE,
     )

@@ -1,7 +1,8 @@
-"""Plain words for the elevated area: scopes as administrators read them, roles, and audit actions.
+"""Plain words for the elevated area: whom a fact applies to, roles, and audit actions.
 
-An administrator still reads a scope in words first ("Everyone in your organisation"); the token
-(`tenant:berlin`) is shown beside it, because it is what the JSON endpoints and the audit trail use.
+People read whom a fact applies to in words ("Everyone in your organisation", "Everyone at Berlin"),
+never as the token the JSON endpoints use (`tenant:berlin`), and a role by what it lets them do
+("administrator", "support"), never as the identity provider's role string.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from store import GLOBAL_SCOPE, Actor
 from web.kit.words import scope_words
 from web.settings import Settings
 
-__all__ = ("ScopeLabel", "action_words", "role_words", "scope_label", "scope_slug")
+__all__ = ("ScopeLabel", "action_words", "organisation_name", "role_words", "scope_label", "scope_slug")
 
 _ACTIONS = {
     "write": "Published",
@@ -42,7 +43,7 @@ def scope_label(scope: str, actor: Actor) -> ScopeLabel:
     someone administer several) is named by its reference."""
     kind, _, value = scope.partition(":")
     if kind == "tenant" and value != actor.tenant_ref:
-        audience = f"everyone in the organisation “{value}”"
+        audience = f"everyone at {organisation_name(value)}"
     elif scope == GLOBAL_SCOPE:
         audience = "everyone, in every organisation"
     else:
@@ -56,16 +57,21 @@ def scope_slug(scope: str) -> str:
     return cleaned or "scope"
 
 
+def organisation_name(tenant_ref: str) -> str:
+    """An organisation as a page names it: its reference, capitalised (`berlin` → "Berlin")."""
+    return tenant_ref[:1].upper() + tenant_ref[1:]
+
+
 def role_words(roles: tuple[str, ...], settings: Settings) -> str:
-    """A person's roles as the preview's person picker shows them."""
+    """What a person's roles let them do here, in words ("administrator", "support"): the roles OnFile
+    does not use are left out, and someone with none of its roles has "no OnFile role"."""
     named = {
-        settings.admin_role: "administers their organisation",
-        settings.global_admin_role: "administers what holds for everyone",
+        settings.admin_role: "administrator",
+        settings.global_admin_role: "administrator for everyone",
         settings.support_role: "support",
     }
-    if not roles:
-        return "no roles"
-    return "; ".join(f"{named[r]} ({r})" if r in named else r for r in roles)
+    words = list(dict.fromkeys(named[r] for r in roles if r in named))
+    return ", ".join(words) if words else "no OnFile role"
 
 
 def action_words(action: str) -> str:

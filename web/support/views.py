@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from store import Actor, Author, own_scope
 from store.admin import Preview
 from web.kit.area import AreaView
-from web.kit.area_words import role_words, scope_label
+from web.kit.area_words import organisation_name, role_words, scope_label
 from web.kit.views import OptionView
 from web.kit.words import person_name
 from web.settings import Settings
@@ -67,6 +67,8 @@ class ScopeLine:
 @dataclass(frozen=True, slots=True)
 class OverrideLine:
     scope: str
+    held_for: str
+    """Whom `scope` holds for, in words: "everyone at Berlin"."""
     text: str
     author: str
 
@@ -76,6 +78,7 @@ class EntryLine:
     key: str
     text: str
     scope: str
+    held_for: str
     author: str
     pinned: bool
     overrides: tuple[OverrideLine, ...]
@@ -86,6 +89,7 @@ class LeftOutLine:
     key: str
     text: str
     scope: str
+    held_for: str
     pinned: bool
     reason: str
     explanation: str
@@ -117,8 +121,8 @@ class PreviewPage:
 
 
 def actor_words(actor: Actor, settings: Settings, names: Mapping[str, str]) -> str:
-    """`Ada Lovelace (ada) · organisation berlin · no roles`."""
-    tenant = f"organisation {actor.tenant_ref}" if actor.tenant_ref else "no organisation"
+    """`Ada Lovelace (ada) · Berlin · no OnFile role`."""
+    tenant = organisation_name(actor.tenant_ref) if actor.tenant_ref else "no organisation"
     return f"{person_name(actor.id, names).text} · {tenant} · {role_words(actor.roles, settings)}"
 
 
@@ -182,9 +186,13 @@ def preview_result(
                 key=e.key,
                 text=e.text,
                 scope=e.scope,
+                held_for=_scope_words(e.scope, actor, names),
                 author=_author(e.author),
                 pinned=e.pinned,
-                overrides=tuple(OverrideLine(o.scope, o.text, _author(o.author)) for o in e.overrides),
+                overrides=tuple(
+                    OverrideLine(o.scope, _scope_words(o.scope, actor, names), o.text, _author(o.author))
+                    for o in e.overrides
+                ),
             )
             for e in digest.entries
         ),
@@ -197,6 +205,7 @@ def preview_result(
                 key=o.entry.key,
                 text=o.entry.text,
                 scope=o.entry.scope,
+                held_for=_scope_words(o.entry.scope, actor, names),
                 pinned=o.entry.pinned,
                 reason=o.reason,
                 explanation=o.explanation,
