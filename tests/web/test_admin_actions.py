@@ -224,7 +224,7 @@ async def test_an_end_user_can_delete_a_shared_fact_nowhere_and_another_tenants_
     assert by_ada.status_code == 403
     assert by_jonas.status_code == unknown.status_code == confirm.status_code == 404
     reasons = {tree(r).one(attrs={"data-reason": True}).text for r in (by_jonas, unknown, confirm)}
-    assert reasons == {"There is no shared memory with that id among the scopes you administer."}
+    assert reasons == {"There is no shared fact with that id among those you administer."}
     assert await services.provider.get("mem_tone") is not None
 
 

@@ -36,7 +36,7 @@ async def test_someone_who_administers_nothing_gets_a_403_page_saying_why(
     page = tree(response)
     forbidden = page.one(attrs={"data-forbidden": True})
     assert forbidden.one("h1").text == "This area is for administrators"
-    assert "ada, who does not administer any scope" in forbidden.text
+    assert "ada, who is not an administrator" in forbidden.text
     assert forbidden.one("a", {"data-action": "personal-page"})["href"] == "/"
     assert page.one(attrs={"data-area-badge": True}).text == "Administration"
     assert page.find_all("a", {"data-nav": True}) == [], "nothing to offer someone with no elevation"
@@ -49,6 +49,7 @@ async def test_support_staff_are_refused_the_shared_facts_but_pointed_at_the_pre
 
     page = tree(await client.get("/admin"))
 
+    assert page.one(attrs={"data-area-badge": True}).text == "Support"
     assert [a["data-nav"] for a in page.find_all("a", {"data-nav": True})] == ["preview"]
     assert page.one("a", {"data-nav-offer": "preview"})["href"] == "/support/preview"
 
@@ -61,6 +62,7 @@ async def test_the_area_is_marked_as_administration_with_its_own_navigation(
     page = tree(await client.get("/admin"))
 
     body = page.one("body")
+    assert page.one(attrs={"data-area-badge": True}).text == "Administration and support"
     assert body["class"] == "area-admin"
     assert "X-CSRF-Token" in body["hx-headers"]
     nav = page.one("nav", {"data-area-nav": True})
@@ -96,7 +98,7 @@ async def test_an_administrator_sees_every_fact_at_their_scopes_only_grouped_wit
     assert [g["data-scope"] for g in groups] == ["tenant:berlin"]
     berlin = groups[0]
     assert berlin.one("h2").text == "Everyone in your organisation"
-    assert berlin.one("code", {"class": "scope-token"}).text == "tenant:berlin"
+    assert berlin.find("code") is None, "whom a fact applies to is said in words, not as its token"
     assert [f["data-key"] for f in berlin.find_all("li", {"data-fact-id": True})] == ["manifest", "tone"]
     assert berlin.one(attrs={"data-budget-words": True}).text == "1 of 20 always-on"
     assert berlin.find(attrs={"data-budget-warning": True}) is None
@@ -164,7 +166,7 @@ async def test_the_scope_filter_says_that_it_counts_facts(
 
     options = page.one("select", {"id": "filter-scope"}).find_all("option")
     assert [o.text for o in options] == [
-        "All your scopes (1,002 facts)",
+        "Everyone you administer for (1,002 facts)",
         "Everyone in your organisation (1 fact)",
         "Everyone, in every organisation (1,001 facts)",
     ]
@@ -231,3 +233,25 @@ async def test_stored_markup_is_inert_on_the_admin_page(
     assert page.find("b", {"id": "k"}) is None
     assert page.one("li", {"data-key": '"><b id="k">'}).one("p", {"data-text": True}).text == hostile
     assert "<script>alert(1)" not in response.text
+
+
+@pytest.mark.parametrize(
+    ("roles", "path", "name"),
+    [
+        (("onfile-admin",), "/admin", "Administration"),
+        (("onfile-support",), "/support/preview", "Support"),
+        (("onfile-admin", "onfile-support"), "/support/preview", "Administration and support"),
+        ((), "/support/preview", "Support"),
+        ((), "/admin", "Administration"),
+    ],
+)
+async def test_the_area_is_named_for_what_the_person_does_there(
+    client: AsyncTestClient[Litestar], login_as: LoginAs, roles: tuple[str, ...], path: str, name: str
+) -> None:
+    await login_as(Actor("kim", "berlin", roles))
+
+    page = tree(await client.get(path))
+
+    assert page.one(attrs={"data-area-badge": True}).text == name
+    assert page.one("nav", {"data-area-nav": True})["aria-label"] == name
+    assert page.one("title").text.endswith(" · OnFile")

@@ -159,12 +159,12 @@ async def test_the_preview_offers_people_by_name_and_names_whom_it_shows(
     options = [(o["value"], o.text) for o in form.one("select", {"name": "person"}).find_all("option")]
     assert options == [
         ("", "Choose a person…"),
-        ("sam", "Sam Okafor (sam) · organisation berlin · support (onfile-support)"),
-        ("bob", "bob · organisation berlin · no roles"),
-        ("ada", "Ada Lovelace (ada) · organisation berlin · no roles"),
+        ("sam", "Sam Okafor (sam) · Berlin · support"),
+        ("bob", "bob · Berlin · no OnFile role"),
+        ("ada", "Ada Lovelace (ada) · Berlin · no OnFile role"),
     ]
-    assert shown.one(attrs={"data-actor": True}).text == "Ada Lovelace (ada) · organisation berlin · no roles"
-    assert shown.one("li", {"data-scope": "actor:ada"}).text == "actor:ada Ada Lovelace (ada) alone"
+    assert shown.one(attrs={"data-actor": True}).text == "Ada Lovelace (ada) · Berlin · no OnFile role"
+    assert shown.one("li", {"data-scope": "actor:ada"}).text == "Ada Lovelace (ada) alone"
 
 
 HOSTILE = ["<script>alert('name')</script>", "\u202eecalevoL adA", "Ada\u2067 \u2069<b>Lovelace</b>"]

@@ -77,9 +77,9 @@ async def test_the_form_offers_the_people_of_the_support_persons_organisation_wi
     options = page.one("select", {"name": "person"}).find_all("option")
     assert [(o["value"], o.text) for o in options] == [
         ("", "Choose a person…"),
-        ("sam", "Sam (sam) · organisation berlin · support (onfile-support)"),
-        ("ada", "Ada (ada) · organisation berlin · no roles"),
-        ("lena", "Lena (lena) · organisation berlin · administers their organisation (onfile-admin)"),
+        ("sam", "Sam (sam) · Berlin · support"),
+        ("ada", "Ada (ada) · Berlin · no OnFile role"),
+        ("lena", "Lena (lena) · Berlin · administrator"),
     ]
     assert [a["data-nav"] for a in page.find_all("a", {"data-nav": True})] == ["preview"]
 
@@ -98,7 +98,7 @@ async def test_a_preview_shows_the_exact_block_the_scopes_the_digest_and_what_wa
     page = await show(client, token, person="ada", thread_id="thr_9", text="pallet labels")
 
     result = page.one("section", {"data-preview-result": True})
-    assert result.one(attrs={"data-actor": True}).text == "Ada (ada) · organisation berlin · no roles"
+    assert result.one(attrs={"data-actor": True}).text == "Ada (ada) · Berlin · no OnFile role"
     assert result.one("pre", {"data-block": True}).text.split() == agent["block"].split()
     assert [li["data-scope"] for li in result.one(attrs={"data-scopes": True}).find_all("li")] == [
         "actor:ada",
@@ -106,9 +106,9 @@ async def test_a_preview_shows_the_exact_block_the_scopes_the_digest_and_what_wa
         "global",
     ]
     assert [li.text for li in result.one(attrs={"data-scopes": True}).find_all("li")] == [
-        "actor:ada Ada (ada) alone",
-        "tenant:berlin everyone in the organisation “berlin”",
-        "global everyone, in every organisation",
+        "Ada (ada) alone",
+        "everyone at Berlin",
+        "everyone, in every organisation",
     ]
     assert [e["data-entry-key"] for e in result.find_all("li", {"data-entry-key": True})] == [
         e["key"] for e in agent["entries"]
@@ -165,7 +165,8 @@ async def test_a_typed_person_is_used_over_the_list_as_onfile_knows_them_and_an_
     nobody = await client.post("/support/preview/show", data={"csrf_token": token})
     too_long = await client.post("/support/preview/show", data={"csrf_token": token, "actor_id": "x" * 201})
 
-    assert typed.one(attrs={"data-actor": True}).text == "kim · organisation berlin · staff; driver"
+    # roles OnFile does not use are not shown
+    assert typed.one(attrs={"data-actor": True}).text == "kim · Berlin · no OnFile role"
     assert [e["data-entry-key"] for e in typed.find_all("li", {"data-entry-key": True})] == ["labels"]
     assert nobody.status_code == too_long.status_code == 400
     assert tree(nobody).one(attrs={"data-error": True}).text == "Choose a person from the list, or type their id."
