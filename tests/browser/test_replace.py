@@ -56,3 +56,23 @@ def test_publishing_over_an_existing_key_shows_the_old_value_keeps_it_on_cancel_
     expect(page.locator("[data-field='key']")).to_have_value("")
     assert errors == [], errors
     context.close()
+
+
+def test_without_javascript_the_replacement_is_confirmed_on_a_page_of_its_own(
+    browser: Browser, server: ServerProcess, artifacts: Path
+) -> None:
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
+    page = log_in(context, server, "lena")
+    page.goto(f"{server.base_url}/admin")
+    page.fill("[data-field='key']", "tone")
+    page.fill("[data-field='text']", NEW)
+    page.click("[data-action='publish']")
+
+    expect(page.locator("h1")).to_have_text("Replace a shared fact?")
+    expect(page.locator("[data-current-text]")).to_have_text(CURRENT)
+    page.screenshot(path=str(artifacts / "admin-replace-confirm-no-js-390.png"), full_page=True)
+    page.click("[data-action='confirm-replace']")
+
+    expect(page.locator("[data-notice='done']")).to_contain_text("Published: “tone”")
+    expect(page.locator("[data-fact-id][data-key='tone'] [data-text]")).to_have_text(NEW)
+    context.close()
