@@ -15,7 +15,7 @@ from tests.web.html_tree import parse
 from tests.web.oidc_flow import BASE, SECRET, local, settings_for
 from web.app import create_app
 from web.demo.content import DEMO_PEOPLE
-from web.demo.oidc_mock import MockProvider
+from web.demo.oidc_mock import MockProvider, free_port
 from web.demo.sign_in import demo_sign_in_for
 from web.kit.identity.sessions import SESSION_COOKIE, csrf_token
 from web.services import Services, open_services
@@ -156,3 +156,17 @@ def test_the_demo_sign_in_page_is_given_exactly_when_the_setting_asks_for_it(tmp
     with pytest.raises(ValueError, match="go together"):
         create_app(off, demo_sign_in=demo_sign_in_for(on))
     assert Settings.from_mapping({"ONFILE_DEMO_SIGN_IN": "true"}).demo_sign_in
+
+
+async def test_a_demo_button_while_the_local_provider_is_down_says_so_and_offers_to_try_again(tmp_path: Path) -> None:
+    settings = settings_for(tmp_path, f"http://127.0.0.1:{free_port()}").replace(demo_sign_in=True)
+    services = await open_services(settings, migrate=True)
+    app = create_app(settings, services=services, demo_sign_in=demo_sign_in_for(settings))
+    async with AsyncTestClient(app=app, base_url=BASE) as client:
+        response = await client.get("/login", params={"person": "ada"}, follow_redirects=False)
+    await services.close()
+
+    assert response.status_code == 503
+    page = parse(response.text)
+    assert page.one(attrs={"data-testid": "login-error"}) is not None
+    assert page.one("a", {"data-action": "retry-login"})["href"] == "/login"

@@ -46,21 +46,40 @@ async def login(
     """Send the person to their organisation's sign-in page. In the demo, OnFile's own page lists the
     demo people; `person` is the one whose button was pressed, signed in through the local provider."""
     target = safe_next_path(next_path)
-    if demo_sign_in is not None and person is None:
+    if demo_sign_in is not None:
+        return await _demo_login(services, oidc, sealer, demo_sign_in, target, person)
+    try:
+        url, transaction = await oidc.begin(target)
+    except LoginError as error:
+        return _login_failed(error, target, 503)
+    return Redirect(url, status_code=303, cookies=[_login_cookie(services, sealer, transaction)])
+
+
+async def _demo_login(
+    services: Services,
+    oidc: OidcClient,
+    sealer: TransactionSealer,
+    demo_sign_in: DemoSignIn,
+    target: str,
+    person: str | None,
+) -> Template | Redirect:
+    """The demo's page; for a person on it, the code flow begun and the provider's form answered for
+    them, so the browser goes on to the callback with the code the provider issued."""
+    if person is None:
         return _sign_in_page(SignInPage(demo_sign_in.people, target))
-    chosen = demo_sign_in.person(person) if demo_sign_in is not None and person is not None else None
-    if demo_sign_in is not None and chosen is None:
+    chosen = demo_sign_in.person(person)
+    if chosen is None:
         error = f"No one with the id “{person}” is in this demo. Choose one of the people below."
         return _sign_in_page(SignInPage(demo_sign_in.people, target, error), status=400)
     try:
         url, transaction = await oidc.begin(target)
-        if demo_sign_in is not None and chosen is not None:
-            url = await demo_sign_in.answer(url, chosen.sub)
-            if not url.startswith(f"{services.settings.base_url}/auth/callback?"):
-                raise LoginError("The demo's sign-in service answered unexpectedly.", f"it redirected to {url}")
+        callback_url = await demo_sign_in.answer(url, chosen.sub)
     except LoginError as error:
         return _login_failed(error, target, 503)
-    return Redirect(url, status_code=303, cookies=[_login_cookie(services, sealer, transaction)])
+    if not callback_url.startswith(f"{services.settings.base_url}/auth/callback?"):
+        unexpected = LoginError("The demo's sign-in service answered unexpectedly.", f"to {callback_url}")
+        return _login_failed(unexpected, target, 503)
+    return Redirect(callback_url, status_code=303, cookies=[_login_cookie(services, sealer, transaction)])
 
 
 def _sign_in_page(page: SignInPage, status: int = 200) -> Template:
