@@ -4,8 +4,10 @@
 //   session that ended, a database outage) with a notice fragment, which the page's htmx
 //   configuration puts in #notice. Anything else — a 500, a proxy's page, no answer at all — is not
 //   shown as it came: a notice of our own says that it did not go through, and how to carry on.
-// - While a request runs, the element that sent it is marked busy (its buttons are disabled by
-//   hx-disabled-elt in the markup), so a second click cannot send it again.
+// - While a request runs, the element that sent it and the part of the page it will replace are
+//   marked busy (aria-busy; the buttons are disabled by hx-disabled-elt in the markup), so a second
+//   click cannot send it again. A request still running after 300 ms says so: "Loading…" in a status
+//   region at the top of the window, and the part being replaced dims. A quicker answer shows nothing.
 (function () {
   "use strict";
 
@@ -54,18 +56,65 @@
     return root !== null && root.hasAttribute("data-problem") && parsed.body.childElementCount === 1;
   }
 
+  const LOADING_AFTER_MS = 300;
+  const running = new Set();
+  let loadingTimer = null;
+
+  function loadingArea() {
+    let area = document.getElementById("loading");
+    if (area === null) {
+      area = document.createElement("div");
+      area.className = "loading";
+      area.id = "loading";
+      area.setAttribute("role", "status");
+      area.setAttribute("data-loading", "");
+      document.body.appendChild(area);
+    }
+    return area;
+  }
+
+  function showLoading() {
+    loadingTimer = null;
+    document.documentElement.setAttribute("data-loading", "");
+    loadingArea().textContent = "Loading…";
+  }
+
+  function started(xhr) {
+    running.add(xhr);
+    if (loadingTimer === null && !document.documentElement.hasAttribute("data-loading")) {
+      loadingTimer = window.setTimeout(showLoading, LOADING_AFTER_MS);
+    }
+  }
+
+  function ended(xhr) {
+    running.delete(xhr);
+    if (running.size > 0) {
+      return;
+    }
+    if (loadingTimer !== null) {
+      window.clearTimeout(loadingTimer);
+      loadingTimer = null;
+    }
+    document.documentElement.removeAttribute("data-loading");
+    loadingArea().textContent = "";
+  }
+
   function busy(event, on) {
-    const element = event.detail.elt;
-    if (element instanceof Element) {
-      if (on) {
-        element.setAttribute("aria-busy", "true");
-      } else {
-        element.removeAttribute("aria-busy");
+    for (const element of new Set([event.detail.elt, event.detail.target])) {
+      if (element instanceof Element) {
+        if (on) {
+          element.setAttribute("aria-busy", "true");
+        } else {
+          element.removeAttribute("aria-busy");
+        }
       }
     }
   }
 
-  document.addEventListener("DOMContentLoaded", noticeArea);
+  document.addEventListener("DOMContentLoaded", function () {
+    noticeArea();
+    loadingArea();
+  });
 
   document.addEventListener("htmx:beforeSwap", function (event) {
     const detail = event.detail;
@@ -93,8 +142,15 @@
 
   document.addEventListener("htmx:beforeRequest", function (event) {
     busy(event, true);
+    started(event.detail.xhr);
   });
   document.addEventListener("htmx:afterRequest", function (event) {
     busy(event, false);
+    ended(event.detail.xhr);
   });
+  for (const name of ["htmx:sendAbort", "htmx:sendError", "htmx:timeout"]) {
+    document.addEventListener(name, function (event) {
+      ended(event.detail.xhr);
+    });
+  }
 })();
