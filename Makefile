@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck layers pytest bench build-packages system-packages clean
+.PHONY: demo test lint typecheck layers pytest bench screenshots build-packages system-packages clean
 
 # Debian packages: ICU's headers and pkg-config, which PyICU is built against (both commands need
 # them, before the Python packages); chromium for the browser tests, PostgreSQL's server binaries for
@@ -55,6 +55,10 @@ pytest: $(INSTALLED)
 
 bench: $(INSTALLED)
 	$(BIN)/python -m bench.digest
+
+# The dashboard's pages on a desktop and a phone, light and dark, into docs/images/screens/.
+screenshots: $(INSTALLED) system-packages
+	$(BIN)/python -m tests.browser.screenshots
 
 clean:
 	rm -rf $(VENV) .coverage .mypy_cache .pytest_cache .ruff_cache

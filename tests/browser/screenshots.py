@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from playwright.sync_api import Browser, Page, sync_playwright
+from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
 from tests.browser.conftest import CHROMIUM_ARGS, SECRET
 from tests.processes.servers import ServerProcess
@@ -29,10 +29,12 @@ from web.demo.oidc_mock import MockProvider
 from web.services import open_services
 from web.settings import Settings
 
-__all__ = ("PAGES", "SIZES", "Shot", "main", "sign_in")
+__all__ = ("DESKTOP", "OUT", "PAGES", "PHONE", "SIZES", "THEMES", "Shot", "main", "sign_in")
 
 OUT = Path(__file__).resolve().parents[2] / "docs" / "images" / "screens"
-SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}
+DESKTOP = ViewportSize(width=1280, height=800)
+PHONE = ViewportSize(width=390, height=844)
+SIZES = {"desktop": DESKTOP, "phone": PHONE}
 THEMES: tuple[Literal["light", "dark"], ...] = ("light", "dark")
 
 
@@ -58,6 +60,7 @@ def _preview_ada(page: Page) -> None:
     page.fill("[data-field='text']", "which depot gets the pallets on Thursday?")
     page.click("[data-action='preview']")
     page.wait_for_selector("pre.block")
+    page.locator(".preview-result").evaluate("result => result.scrollIntoView({block: 'start'})")
 
 
 PAGES = (
@@ -69,7 +72,8 @@ PAGES = (
     Shot("admin-audit", "The audit trail (Lena)", "lena", "/admin/audit"),
     Shot("admin-people", "People (Lena)", "lena", "/admin/people"),
     Shot("admin-erase", "Erasing a person (Lena)", "lena", "/admin/people/erase?person=max"),
-    Shot("support-preview", "Prompt preview (Sam, support)", "sam", "/support/preview", _preview_ada),
+    Shot("support-preview", "Prompt preview (Sam, support)", "sam", "/support/preview"),
+    Shot("support-preview-result", "A previewed prompt (Sam)", "sam", "/support/preview", _preview_ada),
     Shot("forbidden", "Refused: 403 (Ada at /admin)", "ada", "/admin"),
     Shot("not-found", "Not found: 404", "ada", "/no-such-page"),
     Shot("signed-out", "Signed out", None, "/signed-out"),
@@ -92,7 +96,12 @@ def demo_server(folder: Path) -> Iterator[ServerProcess]:
         for person in DEMO_PEOPLE:
             provider.set_person(
                 person.sub,
-                {"name": person.name, "tenant": person.tenant, "roles": list(person.roles), "email": f"{person.sub}@x.test"},
+                {
+                    "name": person.name,
+                    "tenant": person.tenant,
+                    "roles": list(person.roles),
+                    "email": f"{person.sub}@x.test",
+                },
             )
         database_url = f"sqlite+aiosqlite:///{folder / 'screens.sqlite3'}"
         process = ServerProcess(
@@ -149,6 +158,7 @@ def take(browser: Browser, base_url: str, out: Path, shots: tuple[Shot, ...]) ->
                 if shot.then is not None:
                     shot.then(page)
                 page.evaluate("document.activeElement && document.activeElement.blur()")
+                page.mouse.move(0, 0)
                 path = out / f"{shot.name}-{size}-{theme}.png"
                 page.screenshot(path=str(path), animations="disabled", caret="hide")
                 written.append(path)
