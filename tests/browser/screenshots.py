@@ -67,6 +67,7 @@ PAGES = (
     Shot("personal", "What's on file (Ada)", "ada", "/"),
     Shot("personal-search", "A search (Ada)", "ada", "/", _search_pallet),
     Shot("personal-at-scale", "What's on file (Max, thousands of memories)", "max", "/"),
+    Shot("personal-administrator", "An administrator's own page (Lena)", "lena", "/"),
     Shot("forget-all", "Forget all of yours (Ada)", "ada", "/memories/forget-all"),
     Shot("admin-shared-facts", "Shared facts (Lena, administrator)", "lena", "/admin"),
     Shot("admin-audit", "The audit trail (Lena)", "lena", "/admin/audit"),
