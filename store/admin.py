@@ -34,6 +34,7 @@ from store.persistence import (
     AuditTrail,
     ConversationRegistry,
     DashboardSessions,
+    ForgottenStash,
     KnownPeople,
     MemoryControlStore,
     RunJournal,
@@ -126,6 +127,8 @@ class Stores:
     sessions: DashboardSessions
     controls: MemoryControlStore | None = None
     """The person's pause and the notes waiting for their approval."""
+    stash: ForgottenStash | None = None
+    """What the person just forgot, kept sealed for its undo."""
 
 
 class Administration:
@@ -385,6 +388,8 @@ class Administration:
         if self._stores.controls is not None:
             await self._stores.controls.erase_person(person.id)
         await self._people.forget(person.id)
+        if self._stores.stash is not None:
+            await self._stores.stash.erase_owner(own)
         await self._audit.redact_scope(own)
         await self._audit.append(
             who=actor.id,

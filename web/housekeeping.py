@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from store.persistence import DATABASE_URL_VARIABLE, printable_url
+from store.personal import UNDO_WINDOW
 from web.services import Services, open_services
 from web.settings import Settings
 
@@ -49,15 +50,19 @@ async def existing_database(settings: Settings) -> AsyncIterator[Services]:
 class Pruned:
     runs: int
     sessions: int
+    stashes: int = 0
+    """Forgotten memories kept sealed for an undo whose window has passed."""
 
 
 async def prune(services: Services, *, now: datetime | None = None) -> Pruned:
-    """Drop the journals of runs begun longer ago than the retention, and every expired session."""
+    """Drop the journals of runs begun longer ago than the retention, every expired session, and what
+    was kept for undoing a forget once its window has passed."""
     now = now or datetime.now(UTC)
     cutoff = now - timedelta(hours=services.settings.journal_retention_hours)
     pruned = Pruned(
         runs=await services.journal.prune(older_than=cutoff),
         sessions=await services.sessions.delete_expired(),
+        stashes=await services.stash.prune(older_than=now - UNDO_WINDOW),
     )
     if pruned.runs or pruned.sessions:
         logger.info("pruned %d run journals and %d expired sessions", pruned.runs, pruned.sessions)

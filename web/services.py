@@ -17,6 +17,7 @@ from store.persistence import (
     AuditTrail,
     ConversationRegistry,
     DashboardSessions,
+    ForgottenStash,
     KnownPeople,
     MemoryControlStore,
     RunJournal,
@@ -24,6 +25,7 @@ from store.persistence import (
     open_engine,
     upgrade_engine,
 )
+from store.personal import PersonalMemories
 from store.runs import MemoryRuns
 from web.metrics import MemoryMetrics
 from web.plugins import load_embedder, load_gate, load_resolver
@@ -46,6 +48,9 @@ class Services:
     """A person's pause, the notes waiting for their approval, who looked; organisations' approval setting."""
     audit: AuditTrail
     people: KnownPeople
+    personal: PersonalMemories
+    """The person's own acts: forgetting one or many, undoing that, correcting a text."""
+    stash: ForgottenStash
     metrics: MemoryMetrics
     close: Callable[[], Awaitable[None]]
     """Closes the database connections: call it once, when the application stops."""
@@ -87,6 +92,7 @@ async def open_services(
     sessions = DashboardSessions(engine, clock=clock)
     controls = MemoryControlStore(engine, approval_by_default=settings.approval_required)
     gate = load_gate(settings)
+    stash = ForgottenStash(engine, clock=clock)
     return Services(
         settings=settings,
         memory=memory,
@@ -101,12 +107,14 @@ async def open_services(
             gate,
             audit,
             people,
-            Stores(journal, registry, sessions, controls),
+            Stores(journal, registry, sessions, controls=controls, stash=stash),
             support_everywhere=settings.support_all_tenants,
         ),
         consent=Consent(memory, provider, controls, audit, gate),
         audit=audit,
         people=people,
+        personal=PersonalMemories(memory, provider, stash, audit, clock=clock),
+        stash=stash,
         metrics=metrics,
         close=partial(_close, engine.dispose, embedder),
         clock=clock,

@@ -22,6 +22,7 @@ from store.persistence.people import KnownPeople
 from store.persistence.provider import SqlMemoryProvider
 from store.persistence.registry import ConversationRegistry, Origin, RunsOnAnotherThreadError
 from store.persistence.sessions import DashboardSession, DashboardSessions
+from store.persistence.stash import ForgottenStash
 
 __all__ = (
     "AUDIT_ACTIONS",
@@ -33,6 +34,7 @@ __all__ = (
     "ConversationRegistry",
     "DashboardSession",
     "DashboardSessions",
+    "ForgottenStash",
     "KnownPeople",
     "MemoryControlStore",
     "Origin",

@@ -94,6 +94,22 @@ class AuditTrail:
             )
         return result.rowcount
 
+    async def redact_keys(self, scope: str, keys: Sequence[str]) -> int:
+        """Drop the key and values (before and after) from the entries at `scope` about `keys`, keeping
+        who did what and when: a person's corrections must not keep the text of a memory they then
+        forgot. How many entries changed."""
+        changed = 0
+        distinct = list(dict.fromkeys(keys))
+        async with writing(self._engine) as connection:
+            for start in range(0, len(distinct), 500):
+                result = await connection.execute(
+                    update(trail)
+                    .where(trail.c.scope == scope, trail.c.key.in_(distinct[start : start + 500]))
+                    .values(before=None, after=None, key=None)
+                )
+                changed += result.rowcount
+        return changed
+
     async def at_scopes(self, scopes: Sequence[str], *, limit: int | None = None) -> list[AuditEntry]:
         """The entries at `scopes`, newest first (then by id, which sorts by creation)."""
         if not scopes:

@@ -50,7 +50,9 @@ __all__ = (
     "delete_record_at_scope",
     "delete_record_returning",
     "delete_records_at_scope",
+    "delete_records_returning",
     "insert_records",
+    "insert_records_where_free",
     "key_in_code_points",
     "record_at",
     "record_by_id",
@@ -336,6 +338,65 @@ async def delete_records_at_scope(connection: AsyncConnection, *, scope: str) ->
     """Delete every record held at `scope`; how many went."""
     result = await connection.execute(delete(memory).where(memory.c.scope == scope))
     return result.rowcount
+
+
+_AT_ONCE = 500
+"""Ids per statement."""
+_ROWS_AT_ONCE = 1_000
+"""Rows per insert: fifteen values each, under both backends' limit of 32,766 bound parameters."""
+
+
+async def delete_records_returning(
+    connection: AsyncConnection, *, ids: Sequence[str], scope: str
+) -> list[tuple[MemoryRecord, datetime]]:
+    """Delete the records `ids` held at `scope` (any other id is left alone); each record as it was
+    when it went, with its creation time. Call it inside one transaction: it is one act."""
+    gone: list[tuple[MemoryRecord, datetime]] = []
+    distinct = list(dict.fromkeys(ids))
+    for start in range(0, len(distinct), _AT_ONCE):
+        statement = (
+            delete(memory)
+            .where(memory.c.id.in_(distinct[start : start + _AT_ONCE]), memory.c.scope == scope)
+            .returning(*MEMORY_COLUMNS, memory.c.created_at)
+        )
+        gone.extend((record_from_row(row), row[11]) for row in (await connection.execute(statement)).all())
+    return gone
+
+
+async def insert_records_where_free(
+    connection: AsyncConnection,
+    records: Sequence[tuple[MemoryRecord, datetime]],
+    meanings: Sequence[Meaning | None],
+) -> list[str]:
+    """Insert each (record, creation time) exactly as given (id, text, origin, times, pin), unless its
+    id or its (scope, key) is held already, which is left as it is: an insert that never overwrites.
+    The ids inserted."""
+    rows: list[dict[str, object]] = [
+        {
+            "id": r.id,
+            "scope": r.scope,
+            "key": r.key,
+            "text": r.text,
+            "origin_author": r.origin.author,
+            "origin_thread_id": r.origin.thread_id,
+            "origin_run_id": r.origin.run_id,
+            "origin_actor_ref": r.origin.actor_ref,
+            "origin_promoted_from": r.origin.promoted_from,
+            "pinned": r.pinned,
+            "created_at": created_at,
+            "updated_at": r.updated_at,
+            "search_terms": index_terms(r.scope, r.key, r.text),
+            "embedding": None if m is None else m.vector,
+            "embedder": None if m is None else m.embedder,
+        }
+        for (r, created_at), m in zip(records, meanings, strict=True)
+    ]
+    insert = postgresql.insert if connection.dialect.name == "postgresql" else sqlite.insert
+    inserted: list[str] = []
+    for start in range(0, len(rows), _ROWS_AT_ONCE):
+        statement = insert(memory).values(rows[start : start + _ROWS_AT_ONCE]).on_conflict_do_nothing()
+        inserted.extend(row[0] for row in (await connection.execute(statement.returning(memory.c.id))).all())
+    return inserted
 
 
 async def delete_record(connection: AsyncConnection, *, id: str) -> bool:

@@ -32,7 +32,9 @@ from store.persistence.memories import (
     delete_record_at_scope,
     delete_record_returning,
     delete_records_at_scope,
+    delete_records_returning,
     insert_records,
+    insert_records_where_free,
     record_at,
     record_by_id,
     record_created_at,
@@ -164,6 +166,28 @@ class SqlMemoryProvider:
         """Delete everything held at the actor's own scope, at once; how many records went."""
         async with writing(self._engine) as connection:
             return await delete_records_at_scope(connection, scope=own_scope(ctx.actor))
+
+    async def forget_many(
+        self, *, ids: Sequence[str], ctx: ScopeContext
+    ) -> builtins.list[tuple[MemoryRecord, datetime]]:
+        """Delete, in one transaction, each of `ids` held at the actor's own scope (any other id is left
+        alone); each record as it went, with its creation time, so that it can be put back as it was."""
+        async with writing(self._engine) as connection:
+            return await delete_records_returning(connection, ids=ids, scope=own_scope(ctx.actor))
+
+    async def put_back(
+        self, records: Sequence[tuple[MemoryRecord, datetime]], *, ctx: ScopeContext
+    ) -> builtins.list[str]:
+        """Insert forgotten records again exactly as they were (id, text, origin, creation and update
+        times, pin), each with its vector, in one transaction: only at the actor's own scope, and never
+        over a record holding the id or the (scope, key) now. The ids put back."""
+        own = own_scope(ctx.actor)
+        mine = [(record, created) for record, created in records if record.scope == own]
+        meanings: builtins.list[Meaning | None] = []
+        for start in range(0, len(mine), _EMBEDDED_AT_ONCE):
+            meanings.extend(await self._meanings([record for record, _ in mine[start : start + _EMBEDDED_AT_ONCE]]))
+        async with writing(self._engine) as connection:
+            return await insert_records_where_free(connection, mine, meanings)
 
     async def retire_scope(self, scope: str) -> int:
         """The administrative delete of a whole scope (a person's erasure); how many records went."""

@@ -37,6 +37,7 @@ __all__ = (
     "ConversationRunRow",
     "ConversationThreadRow",
     "DashboardSessionRow",
+    "ForgottenStashRow",
     "KnownPersonRow",
     "MemoryRow",
     "OrganisationSettingRow",
@@ -239,6 +240,20 @@ class PendingMemoryRow(TableBase):
     origin_thread_id: Mapped[str | None]
     origin_run_id: Mapped[str | None]
     concluded_at: Mapped[datetime]
+
+
+class ForgottenStashRow(TableBase):
+    """What one act of forgetting removed, kept for its undo: the records, encrypted with a key only the
+    person's browser holds (`store.personal`). Deleted when undone, after the undo window, or with the person."""
+
+    __tablename__ = "forgotten_stash"
+    __table_args__ = (Index(None, "owner"), Index(None, "created_at"))
+
+    id: Mapped[str] = mapped_column(primary_key=True)
+    owner: Mapped[str]
+    """The scope the records were forgotten from: only its person may take them back."""
+    created_at: Mapped[datetime]
+    sealed: Mapped[bytes] = mapped_column(LargeBinary)
 
 
 def table_of(row: type[TableBase]) -> Table:

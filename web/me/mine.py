@@ -23,7 +23,7 @@ from litestar.enums import RequestEncodingType
 from litestar.params import Body, QueryParameter
 from litestar.response import Redirect, Template
 
-from store import ScopeContext, forget_all_memories, forget_all_reach
+from store import forget_all_reach
 from web.kit.identity.sessions import Viewer
 from web.kit.spreadsheets import CSV_MEDIA_TYPE, for_spreadsheets, neutralise_cell
 from web.me.on_file import on_file
@@ -134,7 +134,7 @@ async def forget_all(
 ) -> Redirect:
     """Everything at the person's own scope goes at once; the page says how many, from a receipt
     sealed for this session (a count in the address alone could say anything)."""
-    gone = await forget_all_memories(services.memory, ScopeContext(actor=viewer.actor))
+    gone = await services.personal.forget_all(viewer.actor)
     receipt = forget_all_receipt(services, viewer, gone, datetime.now(UTC))
     return Redirect(f"/memories/forget-all/done?{urlencode({'receipt': receipt})}", status_code=303, headers=NO_STORE)
 

@@ -15,7 +15,6 @@ from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import PathParameter, QueryParameter
 
-from store import ScopeContext, forget_memory
 from store.memory import NOT_ON_FILE
 from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
@@ -141,7 +140,7 @@ async def delete_memory(
     viewer: NamedDependency[Viewer],
     memory_id: Annotated[str, PathParameter(examples=[Example(value="mem_01HZX3")])],
 ) -> Response[ForgottenOut | ProblemOut]:
-    outcome = await forget_memory(services.memory, ScopeContext(actor=viewer.actor), memory_id)
+    outcome = await services.personal.forget_by_id(viewer.actor, memory_id)
     if outcome.status == "forgotten":
         return Response(ForgottenOut(forgotten=True), status_code=200)
     status = 403 if outcome.status == "refused" else 404

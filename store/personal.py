@@ -1,0 +1,213 @@
+"""A person's acts on their own memories: forgetting one or many, undoing that, correcting a text.
+
+Each act is decided by the pure rules (`store.domain.forgetting`, `store.domain.authority`) over what
+is on file for the person now, and touches their own scope only.
+
+**Forgetting really removes the text**, and an undo is possible for `UNDO_WINDOW` only. What went is
+kept for the undo in `forgotten_stash`, encrypted with a fresh key that is handed back to the caller
+and never stored: the person's browser holds it (in the notice offering the undo), so the database
+alone cannot read what was forgotten. Undoing puts every record back as it was — its id, text,
+origin, and its dates — unless its key has been written at the person's own scope since. Housekeeping
+deletes stashes older than the window; a person's erasure deletes theirs at once.
+
+**A correction** is a new text for one of the person's own memories, written by them: from then on
+it is stated by the person. It is held to the input rules of every write, and recorded in the audit
+trail at the person's own scope with the value before and after — a scope no administrator reads.
+Forgetting a memory drops its key and values from those entries, so the trail never keeps the text
+of a memory the person forgot.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Literal
+
+from cryptography.fernet import Fernet, InvalidToken
+
+from store.domain.authority import memory_forget_verdict
+from store.domain.codec import record_from_json, record_to_json
+from store.domain.forgetting import Choice, chosen_reach, memory_correct_verdict, putback
+from store.domain.remember import check_memory_input
+from store.domain.scopes import own_scope
+from store.domain.types import Actor, MemoryOrigin, MemoryRecord, ScopeContext
+from store.memory import NOT_ON_FILE, ForgetOutcome, MemoryConfig, memories_on_file, prepare_write
+from store.persistence import AuditTrail, ForgottenStash, SqlMemoryProvider
+
+__all__ = (
+    "UNDO_WINDOW",
+    "Correction",
+    "Forgotten",
+    "PersonalMemories",
+    "UndoTicket",
+    "Undone",
+)
+
+UNDO_WINDOW = timedelta(minutes=10)
+"""How long a forget can be undone, and so how long its sealed records are kept."""
+
+
+@dataclass(frozen=True, slots=True)
+class UndoTicket:
+    """What undoing one act of forgetting needs: the stash's id and the only key that opens it."""
+
+    stash: str
+    key: str
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """What one act of forgetting removed: the records as they were (none when the choice was not
+    allowed, or everything chosen went meanwhile), and the ticket for its undo."""
+
+    records: tuple[MemoryRecord, ...]
+    ticket: UndoTicket | None
+
+    @property
+    def count(self) -> int:
+        return len(self.records)
+
+
+@dataclass(frozen=True, slots=True)
+class Undone:
+    """What an undo did: `restored` the records put back as they were, `superseded` those whose key had
+    been written again since (the newer value stays); `expired` when there was nothing to undo (too
+    late, already undone, or not this person's), `refused` when their own scope no longer applies."""
+
+    status: Literal["restored", "expired", "refused"]
+    restored: tuple[MemoryRecord, ...] = ()
+    superseded: tuple[MemoryRecord, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """What became of a correction: `done` with the record before and after, or why not (`invalid`
+    input, `refused` for a shared fact, `not_found` for anything not on file for the person)."""
+
+    status: Literal["done", "invalid", "refused", "not_found"]
+    reason: str = ""
+    before: MemoryRecord | None = None
+    after: MemoryRecord | None = None
+
+
+class PersonalMemories:
+    """The person's own acts over one memory configuration, its SQL provider, the stash and the trail."""
+
+    def __init__(
+        self,
+        config: MemoryConfig,
+        provider: SqlMemoryProvider,
+        stash: ForgottenStash,
+        audit: AuditTrail,
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._config = config
+        self._provider = provider
+        self._stash = stash
+        self._audit = audit
+        self._clock = clock
+
+    async def forget(self, actor: Actor, choice: Choice, *, undoable: bool = True) -> Forgotten:
+        """Forget the entries of an allowed `choice` in one transaction, with the redaction of the
+        trail's entries about their keys and, when `undoable`, their stash. A record that went
+        meanwhile is simply not among those returned."""
+        if not choice.allowed:
+            return Forgotten(records=(), ticket=None)
+        ctx = ScopeContext(actor=actor)
+        own = own_scope(actor)
+        key = Fernet.generate_key()
+        ticket = None
+        async with self._provider.together():
+            gone = await self._provider.forget_many(ids=[e.record.id for e in choice.goes], ctx=ctx)
+            if not gone:
+                return Forgotten(records=(), ticket=None)
+            if undoable:
+                payload = [{"record": record_to_json(r), "createdAt": created.isoformat()} for r, created in gone]
+                sealed = Fernet(key).encrypt(json.dumps(payload).encode())
+                ticket = UndoTicket(await self._stash.keep(owner=own, sealed=sealed), key.decode())
+            await self._audit.redact_keys(own, [r.key for r, _ in gone])
+        return Forgotten(records=tuple(r for r, _ in gone), ticket=ticket)
+
+    async def forget_by_id(self, actor: Actor, memory_id: str) -> ForgetOutcome:
+        """Forget one memory by id, with no undo (the agent API's read-back): a shared fact is
+        `refused`, anything not on file for the person `not_found`, alike for every such id."""
+        on_file = (await memories_on_file(self._config, ScopeContext(actor=actor))).entries
+        choice = chosen_reach(actor, on_file, [memory_id])
+        if choice.shared:
+            scope = next(e.scope for e in on_file if e.record.id == memory_id)
+            return ForgetOutcome("refused", memory_forget_verdict(scope=scope, actor=actor).reason)
+        if not (await self.forget(actor, choice, undoable=False)).records:
+            return ForgetOutcome("not_found", NOT_ON_FILE)
+        return ForgetOutcome("forgotten", memory_forget_verdict(scope=own_scope(actor), actor=actor).reason)
+
+    async def forget_all(self, actor: Actor) -> int:
+        """Forget everything held at the person's own scope, and every value the trail kept of it; no
+        undo. How many memories went."""
+        own = own_scope(actor)
+        async with self._provider.together():
+            gone = await self._provider.forget_all(ctx=ScopeContext(actor=actor))
+            await self._audit.redact_scope(own)
+        return gone
+
+    async def undo(self, actor: Actor, ticket: UndoTicket) -> Undone:
+        """Put back what the act behind `ticket` forgot, as it was, within `UNDO_WINDOW`: once."""
+        own = own_scope(actor)
+        sealed = await self._stash.read(ticket.stash, owner=own, kept_since=self._clock() - UNDO_WINDOW)
+        opened = _open(sealed, ticket.key) if sealed is not None else None
+        # only the right key uses the stash up; of two undoing at once, one finds it gone
+        if opened is None or not await self._stash.discard(ticket.stash, owner=own):
+            return Undone("expired", reason="It is too late to undo that: it can be undone for ten minutes.")
+        ctx = ScopeContext(actor=actor)
+        current = await memories_on_file(self._config, ctx)
+        plan = putback(actor, [r for r, _ in opened], current.entries, current.scopes)
+        if plan.refused:
+            return Undone("refused", reason=plan.refused)
+        wanted = {r.id for r in plan.restore}
+        back = set(await self._provider.put_back([(r, c) for r, c in opened if r.id in wanted], ctx=ctx))
+        restored = tuple(r for r in plan.restore if r.id in back)
+        # a key written between the plan and the insert is kept too: never overwritten by an undo
+        superseded = plan.superseded + tuple(r for r in plan.restore if r.id not in back)
+        return Undone("restored", restored=restored, superseded=superseded)
+
+    async def correct(self, actor: Actor, memory_id: str, text: str) -> Correction:
+        """A new text, written by the person, for one of their own memories: its id, key and pin stay,
+        its date becomes now. The change and its audit entry (before and after) are one transaction."""
+        ctx = ScopeContext(actor=actor)
+        entry = next((e for e in (await memories_on_file(self._config, ctx)).entries if e.record.id == memory_id), None)
+        if entry is None:
+            return Correction("not_found", NOT_ON_FILE)
+        verdict = memory_correct_verdict(scope=entry.scope, actor=actor)
+        if not verdict.allowed:
+            return Correction("refused", verdict.reason)
+        checked = check_memory_input(entry.key, text, max_fact_chars=self._config.max_fact_chars)
+        if checked.error is not None:
+            return Correction("invalid", checked.error)
+        origin = MemoryOrigin("human", actor_ref=actor.id)
+        await prepare_write(self._config, entry.key, checked.fact)
+        async with self._provider.together():
+            change = await self._provider.rewrite(memory_id, scope=entry.scope, text=checked.fact, origin=origin)
+            if change is None:  # forgotten meanwhile: a correction never brings it back
+                return Correction("not_found", NOT_ON_FILE)
+            before, after = change
+            await self._audit.append(
+                who=actor.id,
+                action="edit",
+                scope=after.scope,
+                key=after.key,
+                before=record_to_json(before),
+                after=record_to_json(after),
+            )
+        return Correction("done", before=before, after=after)
+
+
+def _open(sealed: bytes, key: str) -> list[tuple[MemoryRecord, datetime]] | None:
+    """The records a stash holds, or None when the key does not open it."""
+    try:
+        payload = json.loads(Fernet(key.encode()).decrypt(sealed))
+        return [(record_from_json(item["record"]), datetime.fromisoformat(item["createdAt"])) for item in payload]
+    except (InvalidToken, ValueError, TypeError, KeyError):
+        return None
