@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from store import DigestEntry
 from store.domain.forgetting import (
     Choice,
     chosen_reach,
@@ -74,7 +75,9 @@ def test_every_choice_says_why_in_plain_words(choice: Choice, says: str) -> None
         ((MINE_B,), ["m_b"], 0),
     ],
 )
-def test_all_that_match_is_every_own_match_and_shared_facts_stay(matching: tuple, goes: list[str], stays: int) -> None:
+def test_all_that_match_is_every_own_match_and_shared_facts_stay(
+    matching: tuple[DigestEntry, ...], goes: list[str], stays: int
+) -> None:
     choice = matching_reach(ada(), matching)
 
     assert [e.record.id for e in choice.goes] == goes
