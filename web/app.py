@@ -51,6 +51,7 @@ from web.kit.security import (
 )
 from web.kit.session_api import csrf_scheme, session_scheme
 from web.kit.words import shown_as_read
+from web.me.chosen import confirm_forget_chosen, correct_memory, edit_memory, forget_chosen
 from web.me.looked import looked_csv, looked_json, who_looked
 from web.me.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
 from web.me.pages import (
@@ -164,6 +165,10 @@ def create_app(
             memories,
             forget_on_page,
             undo_forget,
+            confirm_forget_chosen,
+            forget_chosen,
+            edit_memory,
+            correct_memory,
             export_json,
             export_csv,
             confirm_forget_all,

@@ -251,10 +251,11 @@ async def forget_plainly(client: AsyncTestClient[Litestar], id: str, token: str)
     return undo_token_on(page)
 
 
-async def test_undo_writes_the_same_key_text_and_origin_back_at_your_own_scope(
+async def test_undo_puts_the_memory_back_as_it_was_with_its_id_origin_and_date(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
-    await seed(services, make_record("m_tone", "tone", "short answers", thread_id="thr_1", run_id="run_1"))
+    seeded = make_record("m_tone", "tone", "short answers", thread_id="thr_1", run_id="run_1", days_ago=40)
+    await seed(services, seeded)
     token = await login_as(ADA)
     undo_with = await forget_plainly(client, "m_tone", token)
 
@@ -266,11 +267,13 @@ async def test_undo_writes_the_same_key_text_and_origin_back_at_your_own_scope(
     page = page_of(await client.get("/"))
     assert page.one(attrs={"data-notice": "restored"}).text.startswith("“tone” is back on file.")
     row = page.one("li", {"data-key": "tone"})
-    assert row["data-entry"] != "m_tone", "a new write: a new id"
+    assert row["data-entry"] == "m_tone", "the same memory, not a new write"
     assert row.one(attrs={"data-fact": True}).text == "short answers"
     assert row["data-author"] == "assistant"
+    assert row.one("time")["datetime"] == seeded.updated_at.isoformat().replace("+00:00", "Z")
     (record,) = await services.provider.list(scopes=["actor:ada"], ctx=ScopeContext(actor=ADA))
     assert record.origin == MemoryOrigin(author="agent", thread_id="thr_1", run_id="run_1", actor_ref="ada")
+    assert record.updated_at == seeded.updated_at
 
 
 async def test_undo_with_htmx_answers_the_list_and_the_notice(

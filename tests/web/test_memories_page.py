@@ -230,7 +230,11 @@ async def test_stored_markup_renders_as_inert_text(
     page = page_of(await client.get("/"))
 
     scripts = page.find_all("script")
-    assert [s.get("src") for s in scripts] == ["/static/vendor/htmx-2.0.11.min.js", "/static/onfile.js"]
+    assert [s.get("src") for s in scripts] == [
+        "/static/vendor/htmx-2.0.11.min.js",
+        "/static/onfile.js",
+        "/static/chooser.js",
+    ]
     assert all(not s.children for s in scripts), "no inline script"
     assert page.find("img") is None
     row = page.one("li", {"data-entry": "m_x"})

@@ -35,9 +35,10 @@ from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
 from litestar.response import Redirect, Template
 
-from store import DigestEntry, ForgetOutcome, ScopeContext, forget_memory, own_scope
+from store import DigestEntry, ScopeContext, memory_forget_verdict, own_scope
 from store.domain.administration import promotion_targets
-from store.memory import related_keys
+from store.domain.forgetting import Choice, chosen_reach
+from store.memory import NOT_ON_FILE, related_keys
 from web.kit.identity.elevation import ROLES_UNCONFIRMED, Elevation
 from web.kit.identity.sessions import Viewer
 from web.kit.identity.visit import Visit
@@ -128,10 +129,11 @@ async def forget_on_page(
 ) -> Template | Redirect:
     query, now = _back(request, data.back), _now()
     before = await on_file(visit.services, visit.viewer.actor)
-    outcome = await forget_memory(visit.services.memory, ScopeContext(actor=visit.viewer.actor), memory_id)
     entry = next((e for e in before.entries if e.record.id == memory_id), None)
-    if outcome.status != "forgotten" or entry is None:
-        problem = _forget_problem(outcome, entry, visit.viewer)
+    choice = chosen_reach(visit.viewer.actor, before.entries, [memory_id])
+    forgotten = await visit.services.personal.forget(visit.viewer.actor, choice)
+    if entry is None or forgotten.ticket is None:
+        problem = _forget_problem(choice, entry, visit.viewer)
         if problem.status == 404:
             # `before` is the list now, unless the memory went between reading it and forgetting
             return await _gone(request, visit, query, problem, before if entry is None else None)
@@ -140,7 +142,7 @@ async def forget_on_page(
         kind="forgotten",
         message=f"Forgotten: “{entry.key}”.",
         detail=" ".join(part for part in (_revealed(entry, visit.viewer), _in_flight(visit.services)) if part),
-        undo_token=undo_token(visit.services, visit.viewer, entry, now),
+        undo_token=undo_token(visit.services, visit.viewer, forgotten.ticket, now),
     )
     if not request.htmx:
         return Redirect(
@@ -171,7 +173,7 @@ async def undo_forget(
     outcome = await restore_forgotten(visit.services, visit.viewer, data.token, now)
     if outcome.status != "restored":
         return _problem(request, visit.viewer, query, _undo_problem(outcome))
-    notice = NoticeView(kind="restored", message=f"“{outcome.key}” is back on file.")
+    notice = NoticeView(kind="restored", message=outcome.message, detail=outcome.reason)
     if not request.htmx:
         return Redirect(
             query.href(), status_code=303, cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now)]
@@ -179,7 +181,7 @@ async def undo_forget(
     found = await on_file(visit.services, visit.viewer.actor)
     view = await _page(visit, found, query, now, notice)
     own = own_scope(visit.viewer.actor)
-    restored = next((e.record.id for e in found.entries if e.key == outcome.key and e.scope == own), "")
+    restored = next((e.record.id for e in found.entries if e.key in outcome.keys[:1] and e.scope == own), "")
     # The focus goes to the restored entry, or to the notice when the entry is not on this page.
     shown = any(e.id == restored for g in view.groups for e in g.entries)
     context = {"page": view, "focus_entry": restored, "focus_notice": not shown}
@@ -364,17 +366,22 @@ async def _gone(
     return _problem(request, visit.viewer, query, problem, refreshed=view)
 
 
-def _forget_problem(outcome: ForgetOutcome, entry: DigestEntry | None, viewer: Viewer) -> ProblemView:
-    if outcome.status == "refused" and entry is not None:
+def _forget_problem(choice: Choice, entry: DigestEntry | None, viewer: Viewer) -> ProblemView:
+    if choice.shared and entry is not None:
         managed = scope_words(entry.scope, viewer.actor).managed
         message = f"{managed}: only its administrators can change or remove it."
-        return ProblemView(403, "This memory can't be forgotten here", message, outcome.reason)
-    return ProblemView(404, "That memory isn't on file for you", _GONE, outcome.reason)
+        return ProblemView(403, "This memory can't be forgotten here", message, forget_refusal(entry.scope, viewer))
+    return ProblemView(404, "That memory isn't on file for you", _GONE, NOT_ON_FILE)
 
 
 def _undo_problem(outcome: RestoreOutcome) -> ProblemView:
     status = {"expired": 410, "superseded": 409}.get(outcome.status, 403)
     return ProblemView(status, "That can't be undone", outcome.reason)
+
+
+def forget_refusal(scope: str, viewer: Viewer) -> str:
+    """The forget verdict's own reason for a memory held at `scope`."""
+    return memory_forget_verdict(scope=scope, actor=viewer.actor).reason
 
 
 def _in_flight(services: Services) -> str:

@@ -1,14 +1,13 @@
 """The personal page's notices, and the short window in which a forget can be undone.
 
-Undoing a forget writes the same key, text and origin back at the person's own scope through the
-provider, authorised by `memory_write_verdict` like any other write. It is a new write, not a
-resurrection: the record gets a new id and "updated" becomes the moment of the undo; a pin set in
-the console is not restored. The undo is refused when the key has been written at the person's own
-scope again since (restoring would overwrite something newer) and after `UNDO_SECONDS`.
+Forgetting one memory or many is one act with one undo (`store.personal`): what went is kept in the
+database encrypted with a key only this token holds, for `UNDO_SECONDS`. Undoing puts every memory
+back as it was — its id, text, origin and date — except one whose key has been written at the
+person's own scope since (restoring would overwrite something newer).
 
-What the undo needs rides in a token sealed for the session (`web.kit.sealed`), so it cannot be read
-(it holds a fact the person just forgot), forged or replayed from another session, and nothing is
-stored on the server. A notice for the page after a plain form's redirect rides the same way, in a
+The token is sealed for the session (`web.kit.sealed`), so it cannot be read, forged or replayed from
+another session, and it stays small however many memories went: it names the stash and carries its
+key, never the memories. A notice for the page after a plain form's redirect rides the same way, in a
 short-lived cookie (`NOTICES`), and so does how many memories a forget-all deleted, in the address of
 the page that says so.
 """
@@ -19,10 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from store import DigestEntry, MemoryOrigin, ScopeContext, restore_memory
+from store.personal import UNDO_WINDOW, UndoTicket
 from web.kit.identity.sessions import Viewer
 from web.kit.notices import NoticeCookie
 from web.kit.sealed import seal, unseal
+from web.kit.words import count_words
 from web.services import Services
 
 __all__ = (
@@ -37,47 +37,56 @@ __all__ = (
 )
 
 NOTICE_COOKIE = "onfile_notice"
-UNDO_SECONDS = 10 * 60
+UNDO_SECONDS = int(UNDO_WINDOW.total_seconds())
 NOTICES = NoticeCookie(
     NOTICE_COOKIE,
     purpose="notice",
-    kinds=frozenset({"forgotten", "restored", "published", "problem"}),
+    kinds=frozenset({"forgotten", "restored", "published", "problem", "done"}),
     seconds=UNDO_SECONDS,
 )
 """The personal page's notices, in a cookie of their own: a forget's carries its undo for as long as it lasts."""
+_TOO_LATE = "It is too late to undo that: it can be undone for ten minutes."
 
 
-def undo_token(services: Services, viewer: Viewer, entry: DigestEntry, now: datetime) -> str:
-    """What undoing the forget of `entry` will need, sealed for this session."""
-    origin = entry.record.origin
-    data = {
-        "key": entry.key,
-        "text": entry.text,
-        "origin": [origin.author, origin.thread_id, origin.run_id, origin.actor_ref],
-    }
+def undo_token(services: Services, viewer: Viewer, ticket: UndoTicket, now: datetime) -> str:
+    """What undoing one act of forgetting will need, sealed for this session."""
+    data = {"stash": ticket.stash, "key": ticket.key}
     return seal(services.settings.secret_key, viewer.session_id, "undo", data, now)
 
 
 @dataclass(frozen=True, slots=True)
 class RestoreOutcome:
+    """What an undo did, in words: `restored` (everything, or some with `reason` saying which stayed
+    as newly written), `superseded` (nothing came back: every key was written again), or why not."""
+
     status: Literal["restored", "expired", "superseded", "refused"]
-    key: str = ""
+    message: str = ""
     reason: str = ""
+    keys: tuple[str, ...] = ()
+    """The keys put back."""
 
 
 async def restore_forgotten(services: Services, viewer: Viewer, token: str, now: datetime) -> RestoreOutcome:
     data = unseal(services.settings.secret_key, viewer.session_id, "undo", token, now, seconds=UNDO_SECONDS)
-    if data is None:
-        return RestoreOutcome("expired", reason="It is too late to undo that: it can be undone for ten minutes.")
-    key, text = str(data["key"]), str(data["text"])
-    author, thread_id, run_id, actor_ref = data["origin"]
-    origin = MemoryOrigin(
-        author="human" if author == "human" else "agent", thread_id=thread_id, run_id=run_id, actor_ref=actor_ref
+    stash, key = (data.get("stash"), data.get("key")) if data else (None, None)
+    if not isinstance(stash, str) or not isinstance(key, str):
+        return RestoreOutcome("expired", reason=_TOO_LATE)
+    undone = await services.personal.undo(viewer.actor, UndoTicket(stash, key))
+    if undone.status != "restored":
+        return RestoreOutcome(undone.status, reason=undone.reason)
+    kept = [r.key for r in undone.superseded]
+    newer = (
+        f"“{kept[0]}” has been written again since it was forgotten, so the newer value was kept."
+        if len(kept) == 1
+        else f"{len(kept):,} have been written again since they were forgotten, so the newer values were kept."
     )
-    restored = await restore_memory(
-        services.memory, ScopeContext(actor=viewer.actor), key=key, text=text, origin=origin
+    restored = [r.key for r in undone.restored]
+    if not restored:
+        return RestoreOutcome("superseded", reason=newer)
+    message = (
+        f"“{restored[0]}” is back on file." if len(restored) == 1 else f"{count_words(len(restored))} are back on file."
     )
-    return RestoreOutcome(restored.status, key, restored.reason)
+    return RestoreOutcome("restored", message=message, reason=newer if kept else "", keys=tuple(restored))
 
 
 def forget_all_receipt(services: Services, viewer: Viewer, count: int, now: datetime) -> str:

@@ -111,6 +111,10 @@ class EntryView:
     def promote_href(self) -> str:
         return f"/memories/{quote(self.id, safe='')}/promote"
 
+    @property
+    def edit_href(self) -> str:
+        return f"/memories/{quote(self.id, safe='')}/edit"
+
 
 @dataclass(frozen=True, slots=True)
 class MoreView:

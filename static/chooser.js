@@ -1,0 +1,60 @@
+// Ticking memories to forget several at once, by hand and without a framework (the page works without it):
+//
+// - Shift-click ticks (or unticks) every memory between the last one clicked and this one.
+// - "Tick all on this page" ticks every memory shown; the line above the list counts what is ticked.
+(function () {
+  "use strict";
+
+  let last = null;
+
+  function boxes() {
+    return Array.from(document.querySelectorAll("input[data-select]"));
+  }
+
+  function count() {
+    const line = document.querySelector("[data-chosen-count]");
+    if (line === null) {
+      return;
+    }
+    const ticked = boxes().filter(function (box) {
+      return box.checked;
+    }).length;
+    if (!line.hasAttribute("data-idle")) {
+      line.setAttribute("data-idle", line.textContent);
+    }
+    line.textContent = ticked === 0 ? line.getAttribute("data-idle") : ticked.toLocaleString() + " ticked.";
+    const page = document.querySelector("[data-select-page]");
+    if (page !== null) {
+      page.checked = ticked > 0 && ticked === boxes().length;
+    }
+  }
+
+  document.addEventListener("click", function (event) {
+    const box = event.target;
+    if (!(box instanceof HTMLInputElement)) {
+      return;
+    }
+    if (box.hasAttribute("data-select-page")) {
+      boxes().forEach(function (each) {
+        each.checked = box.checked;
+      });
+      count();
+      return;
+    }
+    if (!box.hasAttribute("data-select")) {
+      return;
+    }
+    const all = boxes();
+    if (event.shiftKey && last !== null && all.indexOf(last) >= 0) {
+      const from = all.indexOf(last);
+      const to = all.indexOf(box);
+      all.slice(Math.min(from, to), Math.max(from, to) + 1).forEach(function (each) {
+        each.checked = box.checked;
+      });
+    }
+    last = box;
+    count();
+  });
+
+  document.addEventListener("htmx:afterSettle", count);
+})();

@@ -1,0 +1,270 @@
+"""Forgetting several memories at once, and correcting one, from "What's on file about you".
+
+- `GET /memories/forget-chosen` asks first: the memories ticked (`id=`, repeated), or with `all=1`
+  every one of the person's own that matches the view in `back` (its search and filters, every page
+  of it), with the exact count and what stays. A page of its own, or for htmx a confirmation in place.
+- `POST /memories/forget-chosen` forgets them in one act with one Undo. "All that match" carries the
+  fingerprint of the set it showed: when the set changed meanwhile, nothing goes and it asks again.
+- `GET /memories/{id}/edit` shows the text in a form (a page, or for htmx the entry's replacement);
+  `POST /memories/{id}/edit` saves it as stated by the person, or shows the form again saying why not.
+
+What a choice may reach and who may correct what are decided in `store.domain.forgetting`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from litestar import get, post
+from litestar.di import NamedDependency
+from litestar.enums import RequestEncodingType
+from litestar.params import Body, FromPath, QueryParameter
+from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
+from litestar.response import Redirect, Template
+
+from store import ScopeContext
+from store.domain.forgetting import Choice, chosen_reach, matching_reach, selection_fingerprint
+from store.memory import related_keys
+from web.kit.identity.visit import Visit
+from web.kit.notices import NoticeView
+from web.kit.problems import ProblemView
+from web.me.listing import RELATED_LIMIT, MemoryQuery, select_entries
+from web.me.on_file import OnFile, on_file
+from web.me.pages import _HEADERS, _back, _gone, _in_flight, _now, _page, _problem, _row
+from web.me.undo import NOTICES, undo_token
+from web.me.views import EntryView, RowPage
+
+__all__ = ("ChosenView", "EditView", "confirm_forget_chosen", "correct_memory", "edit_memory", "forget_chosen")
+
+_SHOWN_KEYS = 12
+"""How many of the chosen memories a confirmation names; it counts the rest."""
+_GONE_HEADING = "That memory isn't on file for you"
+_NOT_CHANGED = "This memory can't be changed here"
+
+
+@dataclass(frozen=True, slots=True)
+class ChosenView:
+    """Before several memories are forgotten: exactly how many, some of their keys, and what stays."""
+
+    count: int
+    keys: tuple[str, ...]
+    more: int
+    """How many go beyond the keys named."""
+    ids: tuple[str, ...]
+    """The ticked ids, carried to the act (empty for "all that match", which carries `expect`)."""
+    everything: bool
+    expect: str
+    """For "all that match": the fingerprint of the set shown, so the act forgets exactly it."""
+    stays: int
+    """Shared facts that matched too, which are not the person's to forget."""
+    changed: bool
+    """The set changed since it was confirmed: this is the new one, asked again."""
+    searched: bool
+    in_flight: str
+    back: str
+    viewer_name: str
+    csrf_token: str
+
+
+@dataclass(frozen=True, slots=True)
+class EditView:
+    """One of the person's own memories in a form, with what they typed and why it was refused."""
+
+    entry: EntryView
+    text: str
+    error: str
+    back: str
+    viewer_name: str
+    csrf_token: str
+    max_chars: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChosenForm:
+    csrf_token: str = ""
+    back: str = "/"
+    id: list[str] = field(default_factory=list)
+    all: str = ""
+    expect: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class EditForm:
+    csrf_token: str = ""
+    back: str = "/"
+    text: str = ""
+
+
+async def _choice(
+    visit: NamedDependency[Visit], query: MemoryQuery, found: OnFile, ids: list[str], everything: bool
+) -> Choice:
+    """The ticked ids, or every own memory matching `query` (the related ranking included)."""
+    actor = visit.viewer.actor
+    if not everything:
+        return chosen_reach(actor, found.entries, ids)
+    ctx = ScopeContext(actor=actor)
+    related = await related_keys(visit.services.memory, ctx, query.text, RELATED_LIMIT) if query.related else ()
+    selection = select_entries(found, actor, query, related)
+    return matching_reach(actor, [e for g in selection.visible for e in g.matching])
+
+
+def _choice_problem(choice: Choice) -> ProblemView:
+    if choice.shared:
+        return ProblemView(403, "Those can't be forgotten here", choice.reason)
+    if choice.missing:
+        return ProblemView(404, "Some of those aren't on file for you", choice.reason)
+    return ProblemView(400, "Nothing was chosen", choice.reason)
+
+
+@get("/memories/forget-chosen", name="confirm_forget_chosen", include_in_schema=False)
+async def confirm_forget_chosen(
+    request: HTMXRequest,
+    visit: NamedDependency[Visit],
+    id: Annotated[list[str] | None, QueryParameter(name="id", description="A memory ticked.")] = None,
+    all: Annotated[str, QueryParameter(name="all", description="1: every own memory matching the view.")] = "",
+    back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
+) -> Template:
+    query = _back(request, back)
+    found = await on_file(visit.services, visit.viewer.actor)
+    everything = all == "1"
+    choice = await _choice(visit, query, found, id or [], everything)
+    if not choice.allowed:
+        return _problem(request, visit.viewer, query, _choice_problem(choice))
+    view = _chosen_view(visit, query, choice, everything)
+    name = "me/_forget_chosen.html" if request.htmx else "me/forget_chosen.html"
+    return Template(name, context={"chosen": view}, headers=_HEADERS)
+
+
+@post("/memories/forget-chosen", name="forget_chosen", status_code=200, include_in_schema=False)
+async def forget_chosen(
+    request: HTMXRequest,
+    visit: NamedDependency[Visit],
+    data: Annotated[ChosenForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
+) -> Template | Redirect:
+    query, now = _back(request, data.back), _now()
+    found = await on_file(visit.services, visit.viewer.actor)
+    everything = data.all == "1"
+    choice = await _choice(visit, query, found, data.id, everything)
+    if not choice.allowed:
+        problem = _choice_problem(choice)
+        if problem.status == 404:
+            return await _gone(request, visit, query, problem, found)
+        return _problem(request, visit.viewer, query, problem)
+    if everything and data.expect != selection_fingerprint(e.record.id for e in choice.goes):
+        view = _chosen_view(visit, query, choice, everything, changed=True)
+        name = "me/_forget_chosen.html" if request.htmx else "me/forget_chosen.html"
+        return Template(name, context={"chosen": view}, status_code=409, headers=_HEADERS)
+    forgotten = await visit.services.personal.forget(visit.viewer.actor, choice)
+    if forgotten.ticket is None:  # everything chosen went meanwhile (another tab)
+        problem = ProblemView(404, "Those aren't on file for you any more", "They may already have been forgotten.")
+        return await _gone(request, visit, query, problem)
+    count = forgotten.count
+    notice = NoticeView(
+        kind="forgotten",
+        message=f"Forgotten: “{forgotten.records[0].key}”." if count == 1 else f"Forgotten: {count:,} memories.",
+        detail=_in_flight(visit.services),
+        undo_token=undo_token(visit.services, visit.viewer, forgotten.ticket, now),
+    )
+    if not request.htmx:
+        cookie = NOTICES.sealed(visit.services, visit.viewer, notice, now)
+        return Redirect(query.href(), status_code=303, cookies=[cookie])
+    page = await _page(visit, await on_file(visit.services, visit.viewer.actor), query, now, notice)
+    return HTMXTemplate(
+        template_name="me/_changed.html",
+        context={"page": page, "focus_notice": True},
+        re_target="#on-file",
+        re_swap="outerHTML",
+        headers=_HEADERS,
+    )
+
+
+@get("/memories/{memory_id:str}/edit", name="edit_memory", include_in_schema=False)
+async def edit_memory(
+    request: HTMXRequest,
+    visit: NamedDependency[Visit],
+    memory_id: FromPath[str],
+    back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
+) -> Template:
+    query = _back(request, back)
+    found = await on_file(visit.services, visit.viewer.actor)
+    entry = next((e for e in found.entries if e.record.id == memory_id), None)
+    if entry is None:
+        return await _gone(request, visit, query, ProblemView(404, _GONE_HEADING, _NOT_ON_FILE), found)
+    view = EditView(
+        entry=await _row(visit, found, entry, query),
+        text=entry.text,
+        error="",
+        back=query.href(),
+        viewer_name=visit.viewer.name,
+        csrf_token=visit.viewer.csrf_token,
+        max_chars=visit.services.settings.max_fact_chars,
+    )
+    if not view.entry.forgettable:
+        return _problem(request, visit.viewer, query, ProblemView(403, _NOT_CHANGED, view.entry.managed))
+    return _edit_answer(request, view, 200)
+
+
+@post("/memories/{memory_id:str}/edit", name="correct_memory", status_code=200, include_in_schema=False)
+async def correct_memory(
+    request: HTMXRequest,
+    visit: NamedDependency[Visit],
+    memory_id: FromPath[str],
+    data: Annotated[EditForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
+) -> Template | Redirect:
+    query, now = _back(request, data.back), _now()
+    outcome = await visit.services.personal.correct(visit.viewer.actor, memory_id, data.text)
+    found = await on_file(visit.services, visit.viewer.actor)
+    entry = next((e for e in found.entries if e.record.id == memory_id), None)
+    if outcome.status == "not_found" or entry is None:
+        return await _gone(request, visit, query, ProblemView(404, _GONE_HEADING, _NOT_ON_FILE), found)
+    if outcome.status == "refused":
+        return _problem(request, visit.viewer, query, ProblemView(403, _NOT_CHANGED, outcome.reason))
+    row = await _row(visit, found, entry, query)
+    if outcome.status == "invalid":  # the form again, with what they typed, saying why
+        view = EditView(
+            entry=row,
+            text=data.text,
+            error=outcome.reason,
+            back=query.href(),
+            viewer_name=visit.viewer.name,
+            csrf_token=visit.viewer.csrf_token,
+            max_chars=visit.services.settings.max_fact_chars,
+        )
+        return _edit_answer(request, view, 400)
+    notice = NoticeView(kind="done", message=f"Corrected: “{entry.key}”. It now reads as stated by you.")
+    if not request.htmx:
+        cookie = NOTICES.sealed(visit.services, visit.viewer, notice, now)
+        return Redirect(f"{query.href()}#entry-{memory_id}", status_code=303, cookies=[cookie])
+    page = RowPage(csrf_token=visit.viewer.csrf_token, back=query.href())
+    context = {"page": page, "entry": row, "focus": True, "notice": notice}
+    return Template("me/_corrected.html", context=context, headers=_HEADERS)
+
+
+_NOT_ON_FILE = "It may have been forgotten meanwhile."
+
+
+def _edit_answer(request: HTMXRequest, view: EditView, status: int) -> Template:
+    name = "me/_entry_edit.html" if request.htmx else "me/edit.html"
+    return Template(name, context={"edit": view}, status_code=status, headers=_HEADERS)
+
+
+def _chosen_view(
+    visit: NamedDependency[Visit], query: MemoryQuery, choice: Choice, everything: bool, *, changed: bool = False
+) -> ChosenView:
+    keys = tuple(e.key for e in choice.goes[:_SHOWN_KEYS])
+    return ChosenView(
+        count=len(choice.goes),
+        keys=keys,
+        more=len(choice.goes) - len(keys),
+        ids=() if everything else tuple(e.record.id for e in choice.goes),
+        everything=everything,
+        expect=selection_fingerprint(e.record.id for e in choice.goes) if everything else "",
+        stays=choice.stays,
+        changed=changed,
+        searched=query.filtered,
+        in_flight=_in_flight(visit.services),
+        back=query.href(),
+        viewer_name=visit.viewer.name,
+        csrf_token=visit.viewer.csrf_token,
+    )
