@@ -1,0 +1,184 @@
+"""Forgetting several memories at once and correcting one, over HTTP: the plain forms, and what is refused."""
+
+from __future__ import annotations
+
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from store import ScopeContext
+from tests.web.builders import ADA, BOB, HTMX, make_record, page_of, seed
+from tests.web.conftest import LoginAs
+from web.services import Services
+
+
+async def seed_ada(services: Services) -> None:
+    await seed(
+        services,
+        *(make_record(f"m_{n}", f"route-{n}", f"depot number {n}", days_ago=n + 1) for n in range(5)),
+        make_record("m_tone", "tone", "short answers"),
+        make_record("t_fiscal", "fiscal", "depot year", "tenant:berlin", author="human", actor_ref="lena"),
+        make_record("b_1", "secret", "bob's own", "actor:bob", actor_ref="bob"),
+    )
+
+
+async def own_keys(services: Services) -> set[str]:
+    return {r.key for r in await services.provider.list(scopes=["actor:ada"], ctx=ScopeContext(actor=ADA))}
+
+
+async def test_ticked_memories_go_after_one_confirmation_and_one_undo_brings_them_all_back(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed_ada(services)
+    token = await login_as(ADA)
+
+    confirm = page_of(await client.get("/memories/forget-chosen", params=[("id", "m_1"), ("id", "m_3"), ("back", "/")]))
+    box = confirm.one(attrs={"data-confirm-chosen": True})
+    assert box["data-confirm-chosen"] == "2"
+    assert box.one("h2").text == "Forget these 2 memories?"
+    ids = [i["value"] for i in box.find_all("input", {"name": "id"})]
+    assert ids == ["m_1", "m_3"]
+
+    done = await client.post(
+        "/memories/forget-chosen",
+        data={"csrf_token": token, "back": "/", "id": ids},
+        follow_redirects=False,
+    )
+
+    assert done.status_code == 303
+    assert "route-1" not in await own_keys(services)
+    page = page_of(await client.get("/"))
+    notice = page.one(attrs={"data-notice": "forgotten"})
+    assert notice.one("p", {"class": "notice-message"}).text == "Forgotten: 2 memories."
+    undo_with = notice.one("input", {"name": "token"})["value"]
+    assert len(undo_with) < 400, "the undo names what was kept; it does not carry it"
+
+    await client.post(
+        "/memories/undo", data={"csrf_token": token, "token": undo_with, "back": "/"}, follow_redirects=False
+    )
+
+    assert {"route-1", "route-3"} <= await own_keys(services)
+    assert (
+        page_of(await client.get("/"))
+        .one(attrs={"data-notice": "restored"})
+        .text.startswith("2 memories are back on file.")
+    )
+
+
+async def test_all_that_match_a_search_forgets_exactly_those_and_leaves_shared_facts(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed_ada(services)
+    token = await login_as(ADA)
+
+    confirm = page_of(await client.get("/memories/forget-chosen", params={"all": "1", "back": "/?q=depot"}))
+    box = confirm.one(attrs={"data-confirm-chosen": True})
+    assert box["data-confirm-chosen"] == "5"
+    assert "1 shared fact" in box.one(attrs={"data-stays": True}).text
+    expect = box.one("input", {"name": "expect"})["value"]
+
+    await seed(services, make_record("m_new", "route-new", "another depot"))
+    changed = await client.post(
+        "/memories/forget-chosen", data={"csrf_token": token, "back": "/?q=depot", "all": "1", "expect": expect}
+    )
+    assert changed.status_code == 409, "what matches changed: asked again, nothing forgotten"
+    assert len(await own_keys(services)) == 7
+    again = page_of(changed).one(attrs={"data-confirm-chosen": True})
+    assert again["data-confirm-chosen"] == "6"
+
+    await client.post(
+        "/memories/forget-chosen",
+        data={
+            "csrf_token": token,
+            "back": "/?q=depot",
+            "all": "1",
+            "expect": again.one("input", {"name": "expect"})["value"],
+        },
+    )
+
+    assert await own_keys(services) == {"tone"}
+    tenant = await services.provider.list(scopes=["tenant:berlin"], ctx=ScopeContext(actor=ADA))
+    assert [r.key for r in tenant] == ["fiscal"]
+
+
+async def test_a_choice_reaching_beyond_ones_own_changes_nothing_and_says_why(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed_ada(services)
+    token = await login_as(ADA)
+
+    for ids, status, says in [
+        ([], 400, "No memory was chosen"),
+        (["m_1", "t_fiscal"], 403, "only their administrators can remove them"),
+        (["m_1", "b_1"], 404, "no longer on file for you"),
+        (["m_1", "nope"], 404, "no longer on file for you"),
+    ]:
+        response = await client.post("/memories/forget-chosen", data={"csrf_token": token, "back": "/", "id": ids})
+        assert response.status_code == status, ids
+        assert says in page_of(response).one(attrs={"data-problem": str(status)}).text
+
+    missing_csrf = await client.post("/memories/forget-chosen", data={"back": "/", "id": ["m_1"]})
+    assert missing_csrf.status_code == 403
+    assert len(await own_keys(services)) == 6
+    assert len(await services.provider.list(scopes=["actor:bob"], ctx=ScopeContext(actor=BOB))) == 1
+
+
+async def test_a_tampered_or_foreign_undo_restores_nothing(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed_ada(services)
+    token = await login_as(ADA)
+    await client.post(
+        "/memories/forget-chosen",
+        data={"csrf_token": token, "back": "/", "id": ["m_1", "m_2"]},
+        follow_redirects=False,
+    )
+    undo_with = page_of(await client.get("/")).one("input", {"name": "token"})["value"]
+
+    tampered = await client.post(
+        "/memories/undo", data={"csrf_token": token, "token": undo_with[:-4] + "AAAA", "back": "/"}
+    )
+    assert tampered.status_code == 410
+    await login_as(BOB)
+    foreign = await client.post("/memories/undo", data={"csrf_token": token, "token": undo_with, "back": "/"})
+    assert foreign.status_code in {403, 410}
+    assert "route-1" not in await own_keys(services)
+
+
+async def test_a_correction_reads_as_stated_by_the_person_and_bad_input_keeps_what_they_typed(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed_ada(services)
+    token = await login_as(ADA)
+
+    form = page_of(await client.get("/memories/m_tone/edit?back=/"))
+    assert form.one("textarea")["name"] == "text"
+    assert form.one("textarea").text == "short answers"
+
+    for text, says in [
+        ("", "empty"),
+        ("x" * 241, "240"),
+        ("one\ntwo", "line"),
+        ("abc\u202edef", "direction"),
+    ]:
+        refused = await client.post("/memories/m_tone/edit", data={"csrf_token": token, "back": "/", "text": text})
+        assert refused.status_code == 400, text
+        page = page_of(refused)
+        assert says in page.one(attrs={"data-edit-error": True}).text.lower() or says in page.text
+        # every page drops text-direction controls from what it shows: the refused one included
+        shown = " ".join(text.split()).replace("\u202e", "")
+        assert page.one("textarea").text == shown, "nothing they typed is lost"
+
+    assert (await client.post("/memories/t_fiscal/edit", data={"csrf_token": token, "text": "x"})).status_code == 403
+    assert (await client.post("/memories/b_1/edit", data={"csrf_token": token, "text": "x"})).status_code == 404
+    assert (await client.post("/memories/m_tone/edit", data={"text": "sneaky"})).status_code == 403
+
+    saved = await client.post(
+        "/memories/m_tone/edit", data={"back": "/", "text": "long answers"}, headers={**HTMX, "X-CSRF-Token": token}
+    )
+
+    row = page_of(saved).one("li", {"data-entry": "m_tone"})
+    assert row.one(attrs={"data-fact": True}).text == "long answers"
+    assert row["data-author"] == "you"
+    fiscal = page_of(await client.get("/")).one("li", {"data-entry": "t_fiscal"})
+    assert fiscal.find(attrs={"data-action": "edit"}) is None
+    assert fiscal.find("input", {"data-select": True}) is None
