@@ -245,8 +245,11 @@ _NOT_ON_FILE = "It may have been forgotten meanwhile."
 
 
 def _edit_answer(request: HTMXRequest, view: EditView, status: int) -> Template:
-    name = "me/_entry_edit.html" if request.htmx else "me/edit.html"
-    return Template(name, context={"edit": view}, status_code=status, headers=_HEADERS)
+    """The form: a page (a refused one is 400), or for htmx the entry's replacement — answered 200, since
+    htmx puts a refusal's answer in the notices, and this one belongs where the person is typing."""
+    if request.htmx:
+        return Template("me/_entry_edit.html", context={"edit": view}, headers=_HEADERS)
+    return Template("me/edit.html", context={"edit": view}, status_code=status, headers=_HEADERS)
 
 
 def _chosen_view(

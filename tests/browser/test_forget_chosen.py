@@ -1,0 +1,166 @@
+"""Forgetting several memories at once, with and without JavaScript, and correcting one in place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import axe_playwright_python
+import pytest
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.test_admin import log_in
+from tests.processes.servers import ServerProcess
+
+pytestmark = pytest.mark.browser
+AXE = Path(axe_playwright_python.__file__).with_name("axe.min.js")
+
+
+def shot(page: Page, artifacts: Path, name: str) -> None:
+    page.screenshot(path=str(artifacts / f"{name}.png"))
+
+
+def serious_violations(page: Page) -> list[str]:
+    page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+    found: list[str] = page.evaluate(
+        "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+        ".filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id + ': ' + v.help)"
+    )
+    return found
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_max_ticks_a_range_forgets_it_with_one_confirmation_and_one_undo_brings_it_back_as_it_was(
+    browser: Browser, server_at_scale: ServerProcess, artifacts: Path, width: int
+) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 844 if width == 390 else 900}, bypass_csp=True)
+    page = log_in(context, server_at_scale, "max")
+    rows = page.locator("#group-you [data-entry]")
+    before = [
+        (rows.nth(i).get_attribute("data-entry"), rows.nth(i).locator("time").get_attribute("datetime"))
+        for i in range(6)
+    ]
+
+    total = int(page.locator("#summary").get_attribute("data-total") or 0)
+    rows.nth(1).locator("[data-select]").click()
+    rows.nth(4).locator("[data-select]").click(modifiers=["Shift"])
+
+    expect(page.locator("[data-chosen-count]")).to_have_text("4 ticked.")
+    page.locator("[data-action='forget-chosen']").click()
+    confirm = page.locator("[data-confirm-chosen]")
+    expect(confirm.locator("h2")).to_have_text("Forget these 4 memories?")
+    assert serious_violations(page) == []
+    shot(page, artifacts, f"forget-chosen-confirm-{width}")
+
+    page.locator("[data-action='confirm-forget-chosen']").click()
+
+    expect(page.locator("[data-notice='forgotten'] .notice-message")).to_have_text("Forgotten: 4 memories.")
+    for id, _ in before[1:5]:
+        expect(page.locator(f"#entry-{id}")).to_have_count(0)
+    expect(page.locator("#summary")).to_have_attribute("data-total", str(total - 4))
+    shot(page, artifacts, f"forget-chosen-done-{width}")
+
+    page.locator("[data-action='undo']").click()
+
+    expect(page.locator("[data-notice='restored'] .notice-message")).to_have_text("4 memories are back on file.")
+    after = [
+        (rows.nth(i).get_attribute("data-entry"), rows.nth(i).locator("time").get_attribute("datetime"))
+        for i in range(6)
+    ]
+    assert after == before, "the same memories, with their original dates, in their places"
+    expect(page.locator("#summary")).to_have_attribute("data-total", str(total))
+    context.close()
+
+
+def test_without_javascript_all_that_match_a_search_go_exactly_and_come_back(
+    browser: Browser, server_at_scale: ServerProcess, artifacts: Path
+) -> None:
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 390, "height": 844})
+    page = log_in(context, server_at_scale, "max")
+    total = int(page.locator("#summary").get_attribute("data-total") or 0)
+    page.goto(f"{server_at_scale.base_url}/?q=pallet")
+
+    page.locator("[data-action='choose-all-matching']").click()
+
+    confirm = page.locator("[data-confirm-chosen]")
+    expect(confirm).to_have_attribute("data-confirm-chosen", "1250")
+    expect(confirm.locator("h2")).to_have_text("Forget these 1,250 memories?")
+    expect(confirm.locator("[data-chosen-more]")).to_have_text("and 1,238 more")
+    shot(page, artifacts, "forget-all-matching-page-390")
+
+    page.locator("[data-action='confirm-forget-chosen']").click()
+
+    expect(page.locator("[data-notice='forgotten'] .notice-message")).to_have_text("Forgotten: 1,250 memories.")
+    page.goto(f"{server_at_scale.base_url}/")
+    expect(page.locator("#summary")).to_have_attribute("data-total", str(total - 1250))
+    page.goto(f"{server_at_scale.base_url}/?q=pallet")
+    expect(page.locator("#group-you [data-entry]")).to_have_count(0)
+    expect(page.locator("[data-entry][data-key='pallet-labels']")).to_have_count(1)  # the shared fact stays
+    context.close()
+
+
+def test_without_javascript_ticked_memories_go_after_a_confirmation_page(
+    browser: Browser, server_at_scale: ServerProcess
+) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = log_in(context, server_at_scale, "max")
+    rows = page.locator("#group-you [data-entry]")
+    ids = [rows.nth(i).get_attribute("data-entry") for i in (0, 2, 3)]
+    for i in (0, 2, 3):
+        rows.nth(i).locator("[data-select]").check()
+
+    page.locator("[data-action='forget-chosen']").click()
+    expect(page.locator("[data-confirm-chosen] h2")).to_have_text("Forget these 3 memories?")
+    page.locator("[data-action='confirm-forget-chosen']").click()
+
+    expect(page.locator("[data-notice='forgotten'] .notice-message")).to_have_text("Forgotten: 3 memories.")
+    for id in ids:
+        expect(page.locator(f"#entry-{id}")).to_have_count(0)
+    page.locator("[data-action='undo']").click()
+    expect(page.locator("[data-notice='restored'] .notice-message")).to_have_text("3 memories are back on file.")
+    for id in ids:
+        expect(page.locator(f"#entry-{id}")).to_have_count(1)
+    context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_ada_corrects_her_memory_in_place_and_it_reads_as_stated_by_her(
+    browser: Browser, server: ServerProcess, artifacts: Path, width: int
+) -> None:
+    context = browser.new_context(viewport={"width": width, "height": 844 if width == 390 else 900}, bypass_csp=True)
+    page = log_in(context, server, "ada")
+    units = page.locator("[data-entry][data-key='units']")
+    expect(page.locator("[data-entry][data-key='manifest-required'] [data-action='edit']")).to_have_count(0)
+
+    units.locator("[data-action='edit']").click()
+    text = page.locator("[data-editing] textarea")
+    expect(text).to_be_focused()
+    text.fill("")
+    page.locator("[data-action='save-edit']").click()
+    expect(page.locator("[data-edit-error]")).to_be_visible()
+    assert serious_violations(page) == []
+    shot(page, artifacts, f"correct-in-place-error-{width}")
+    page.locator("[data-editing] textarea").fill("road distances in kilometres, even for the UK depots")
+    page.locator("[data-action='save-edit']").click()
+
+    expect(units.locator("[data-fact]")).to_have_text("road distances in kilometres, even for the UK depots")
+    expect(units).to_have_attribute("data-author", "you")
+    expect(page.locator("[data-notice='done']")).to_contain_text("It now reads as stated by you.")
+    shot(page, artifacts, f"correct-in-place-done-{width}")
+    page.goto(f"{server.base_url}/memories/{units.get_attribute('data-entry')}/edit")  # the page without JavaScript
+    assert serious_violations(page) == []
+    shot(page, artifacts, f"correct-page-{width}")
+    context.close()
+
+
+def test_without_javascript_a_correction_is_a_page_of_its_own(browser: Browser, server: ServerProcess) -> None:
+    context = browser.new_context(java_script_enabled=False, bypass_csp=True)
+    page = log_in(context, server, "ada")
+
+    page.locator("[data-entry][data-key='units'] [data-action='edit']").click()
+    expect(page.locator("h1")).to_have_text("Correct one of your memories")
+    page.locator("textarea").fill("kilometres everywhere")
+    page.locator("[data-action='save-edit']").click()
+
+    expect(page.locator("[data-entry][data-key='units'] [data-fact]")).to_have_text("kilometres everywhere")
+    expect(page.locator("[data-entry][data-key='units']")).to_have_attribute("data-author", "you")
+    context.close()
