@@ -23,6 +23,7 @@ from typing import Literal
 from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
 from tests.browser.conftest import CHROMIUM_ARGS, SECRET
+from tests.browser.signing_in import press_sign_in_as
 from tests.processes.servers import ServerProcess
 from web.demo.content import DEMO_PEOPLE, seed_demo
 from web.demo.oidc_mock import MockProvider
@@ -82,10 +83,9 @@ PAGES = (
 
 
 def sign_in(page: Page, base_url: str, who: str) -> None:
-    """Sign in as `who` through the identity provider's own form, as a person would."""
+    """Sign in as `who` from the demo's sign-in page, through the identity provider, as a person would."""
     page.goto(f"{base_url}/")
-    page.fill("input[name=sub]", who)
-    page.click("button[type=submit]:has-text('Authorize')")
+    press_sign_in_as(page, who)
     page.wait_for_url(f"{base_url}/")
 
 
@@ -112,6 +112,7 @@ def demo_server(folder: Path) -> Iterator[ServerProcess]:
                 "ONFILE_OIDC_ISSUER": provider.issuer,
                 "ONFILE_OIDC_CLIENT_ID": "onfile-screens",
                 "ONFILE_OIDC_CLIENT_SECRET": "onfile-screens-secret",
+                "ONFILE_DEMO_SIGN_IN": "true",
             },
             folder / "server.log",
         )

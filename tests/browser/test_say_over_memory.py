@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
 from tests.browser.conftest import AGENT_TOKEN
+from tests.browser.signing_in import press_sign_in_as
 from tests.processes.servers import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -28,8 +29,7 @@ DESKTOP = ViewportSize(width=1280, height=900)
 def log_in(context: BrowserContext, server: ServerProcess, who: str) -> Page:
     page = context.new_page()
     page.goto(f"{server.base_url}/")
-    page.fill("input[name=sub]", who)  # the development provider's sign-in form
-    page.click("button[type=submit]:has-text('Authorize')")
+    press_sign_in_as(page, who)  # the demo's sign-in page, in front of the local provider
     page.wait_for_url(f"{server.base_url}/")
     return page
 
