@@ -49,6 +49,7 @@ __all__ = (
     "offer_memories",
     "prepare_turn",
     "prepare_write",
+    "records_on_file",
     "related_keys",
     "restore_memory",
     "select_for_turn",
@@ -229,11 +230,20 @@ async def related_keys(config: MemoryConfig, ctx: ScopeContext, query: str, limi
 async def memories_on_file(config: MemoryConfig, ctx: ScopeContext) -> MemoryDigest:
     """Everything that applies to the actor, for the person to read back: no ceiling, no search.
     Showing someone more than the model sees is harmless; showing them less is the failure."""
-    scopes = normalise_scopes(await config.scopes.resolve(ctx))
+    scopes, listed = await records_on_file(config, ctx)
     if not scopes:
         return MemoryDigest(scopes=())
-    listed = await config.provider.list(scopes=scopes, ctx=ctx)
     return resolve_digest(listed, scopes=scopes, max_memories=None)
+
+
+async def records_on_file(config: MemoryConfig, ctx: ScopeContext) -> tuple[tuple[str, ...], tuple[MemoryRecord, ...]]:
+    """The actor's scopes (narrowest first) and every record held at one of them, the overridden ones
+    included: what `memories_on_file` resolves, for a page that lists each record on its own."""
+    scopes = tuple(normalise_scopes(await config.scopes.resolve(ctx)))
+    if not scopes:
+        return (), ()
+    applying = set(scopes)
+    return scopes, tuple(r for r in await config.provider.list(scopes=scopes, ctx=ctx) if r.scope in applying)
 
 
 async def memory_for_turn(

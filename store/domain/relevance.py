@@ -63,6 +63,7 @@ __all__ = (
     "query_words",
     "record_words",
     "text_words",
+    "word_boundaries",
 )
 
 MAX_QUERY_WORDS = 256
@@ -89,7 +90,7 @@ def text_words(text: str) -> list[str]:
     # ICU counts offsets in UTF-16 units: past the Basic Multilingual Plane they are not Python's, so
     # such a text is sliced as ICU's own string.
     source = icu.UnicodeString(folded) if _BEYOND_BMP.search(folded) else folded
-    boundaries = _word_boundaries()
+    boundaries = word_boundaries()
     boundaries.setText(source)
     words: list[str] = []
     start = 0
@@ -105,7 +106,7 @@ def text_words(text: str) -> list[str]:
     return words
 
 
-def _word_boundaries() -> icu.BreakIterator:
+def word_boundaries() -> icu.BreakIterator:
     """This thread's word boundary iterator (one is not safe to share, and making one per call costs
     about as much again as cutting a turn): ICU's root rules, for no language in particular."""
     boundaries = getattr(_threads, "word_boundaries", None)

@@ -67,7 +67,7 @@ async def test_the_group_and_author_filters_narrow_the_list_and_every_count_stay
     everything = page_of(await client.get("/"))
     organisation = page_of(await client.get("/?group=organisation"))
     assistant = page_of(await client.get("/?author=assistant"))
-    administrators = page_of(await client.get("/?author=administrator&q=s"))
+    administrators = page_of(await client.get("/?author=administrator"))
 
     assert counts(everything) == {"you": "3", "organisation": "2", "everyone": "1"}
     options = everything.one("select", {"name": "group"}).find_all("option")
@@ -77,11 +77,11 @@ async def test_the_group_and_author_filters_narrow_the_list_and_every_count_stay
         ("organisation", "Your organisation (2)"),
         ("everyone", "Everyone (1)"),
     ]
-    assert shown(organisation) == ["m_org_tone", "m_org_miles"]
+    assert shown(organisation) == ["m_org_miles", "m_org_tone"], "newest first"
     assert organisation.one("select", {"name": "group"}).one("option", {"selected": True})["value"] == "organisation"
     assert shown(assistant) == ["m_depot", "m_tone"]
     assert counts(assistant) == {"you": "2"}, "groups with nothing matching are left out"
-    assert shown(administrators) == ["m_org_tone", "m_org_miles", "m_all"]
+    assert shown(administrators) == ["m_org_miles", "m_org_tone", "m_all"]
     assert administrators.one(attrs={"id": "count-organisation"}).text == "2 of 2 memories"
 
 
@@ -133,11 +133,18 @@ async def test_the_filter_form_works_as_a_plain_get_and_updates_in_place_with_ht
 
 
 def many(count: int, scope: str = "actor:ada") -> Iterator[MemoryRecord]:
+    """`count` memories, each a little older than the one before."""
     for i in range(count):
-        yield make_record(f"m{i:05d}", f"k{i:05d}", f"fact {i}", scope, thread_id=f"thr_{i}", run_id=f"run_{i}")
+        yield make_record(
+            f"m{i:05d}", f"k{i:05d}", f"fact {i}", scope, thread_id=f"thr_{i}", run_id=f"run_{i}", days_ago=i / 1000
+        )
 
 
-async def test_ten_thousand_memories_give_a_first_page_and_every_one_is_reachable(
+def in_order(first: int, last: int) -> list[str]:
+    return [f"m{i:05d}" for i in range(first, last)]
+
+
+async def test_ten_thousand_memories_give_a_first_page_and_any_page_is_a_click_or_two_away(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     await seed(services, *many(10_000), make_record("m_org", "org", "policy", "tenant:berlin", author="human"))
@@ -158,69 +165,81 @@ async def test_ten_thousand_memories_give_a_first_page_and_every_one_is_reachabl
 
     assert elapsed < 5, f"the first screen took {elapsed:.2f}s"
     assert first.one(attrs={"id": "summary"})["data-total"] == "10001"
-    assert shown(first) == [*(f"m{i:05d}" for i in range(PAGE_SIZE)), "m_org"]
+    assert shown(first) == [*in_order(0, PAGE_SIZE), "m_org"], "newest first"
     assert asked == [PAGE_SIZE + 1], "origins are resolved for the rendered entries only"
-    more = first.one("li", {"data-more": "you"}).one("a", {"data-action": "show-more"})
-    assert more.text == f"Show {PAGE_SIZE} more"
+    pager = first.one("nav", {"data-pager": "you"})
+    numbers = [a.text.removeprefix("Page ") for a in pager.find_all("a", {"data-page-number": True})]
+    assert numbers == ["2", "3", "200"]
+    assert pager.one(attrs={"data-range": True}).text == "Showing 1–50 of 10,000"
 
-    chunk = page_of(await client.get(more["hx-get"], headers={**HTMX, "HX-Target": "more-you"}))
-    assert shown(chunk) == [f"m{i:05d}" for i in range(PAGE_SIZE, 2 * PAGE_SIZE)]
-    assert chunk.one("li", {"data-more": "you"}).one("a")["hx-get"] != more["hx-get"]
-
-    plain = page_of(await client.get(more["href"]))
-    assert shown(plain) == [f"m{i:05d}" for i in range(PAGE_SIZE, 2 * PAGE_SIZE)], "the plain link continues too"
-    last = page_of(await client.get(plain.one("a", {"data-page": "last"})["href"]))
-    assert shown(last)[-1] == "m09999"
+    last = page_of(await client.get(pager.one("a", {"data-page": "last"})["href"]))
+    assert shown(last) == in_order(9_950, 10_000)
     assert last.one(attrs={"data-range": True}).text == "Showing 9,951–10,000 of 10,000"
     assert last.find("a", {"data-page": "next"}) is None
-    assert last.find("li", {"data-more": True}) is None
     assert parse_qs(urlsplit(last.one("a", {"data-page": "previous"})["href"]).query)["page"] == ["199"]
 
+    jump = first.one("form", {"data-page-jump": "you"})
+    fields = {i["name"]: i["value"] for i in jump.find_all("input")}
+    assert (jump["method"], jump["action"], fields["group"], fields["page"]) == ("get", "/", "you", "1")
+    middle = page_of(await client.get("/", params={**fields, "page": "137"}))
+    assert shown(middle) == in_order(6_800, 6_850)
+    oldest = page_of(await client.get("/?group=you&sort=oldest&page=2"))
+    assert shown(oldest) == list(reversed(in_order(9_900, 9_950)))
 
-async def test_show_more_after_forgetting_in_place_skips_nothing(
+
+async def test_a_page_number_followed_in_place_answers_the_list_and_moves_the_focus_to_its_first_entry(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
     await seed(services, *many(PAGE_SIZE + 3))
-    token = await login_as(ADA)
-    more = page_of(await client.get("/")).one("a", {"data-action": "show-more"})["hx-get"]
-    await client.post("/memories/m00001/forget", data={"back": "/"}, headers={**HTMX, "X-CSRF-Token": token})
+    await login_as(ADA)
+    link = page_of(await client.get("/")).one("a", {"data-page": "next"})
 
-    chunk = page_of(await client.get(more, headers={**HTMX, "HX-Target": "more-you"}))
+    answer = page_of(
+        await client.get(link["hx-get"], headers={**HTMX, "HX-Target": "on-file", "HX-Trigger": link["id"]})
+    )
+    typed = page_of(await client.get("/?q=fact", headers={**HTMX, "HX-Target": "on-file", "HX-Trigger": "filter-text"}))
 
-    assert shown(chunk) == [f"m{i:05d}" for i in range(PAGE_SIZE, PAGE_SIZE + 3)]
+    assert (link["hx-target"], link["hx-push-url"]) == ("#on-file", "true")
+    assert shown(answer) == in_order(PAGE_SIZE, PAGE_SIZE + 3)
+    assert "autofocus" in answer.one("li", {"data-entry": f"m{PAGE_SIZE:05d}"}).attrs
+    chosen = answer.one("select", {"name": "group"})
+    assert (chosen["hx-swap-oob"], chosen.one("option", {"selected": True})["value"]) == ("true", "you")
+    assert all("autofocus" not in row.attrs for row in typed.find_all("li", {"data-entry": True})), "typing keeps focus"
+    assert typed.find("select") is None
 
 
-async def test_show_more_for_a_group_that_is_no_longer_there_answers_nothing(
-    client: AsyncTestClient[Litestar], login_as: LoginAs
+async def test_a_page_of_a_group_that_is_no_longer_there_shows_everything(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
+    await seed(services, *many(3))
     await login_as(ADA)
 
-    headers = {**HTMX, "HX-Target": "more-shared-depot-x"}
-    response = await client.get("/?group=shared-depot-x&after=1:k", headers=headers)
+    page = page_of(await client.get("/?group=shared-depot-x&page=3"))
 
-    assert (response.status_code, response.text) == (200, "")
+    assert shown(page) == in_order(0, 3)
+    assert page.one("select", {"name": "group"}).one("option", {"selected": True})["value"] == ""
 
 
-async def test_forgetting_an_entry_shown_by_show_more_answers_for_the_page_the_browser_shows(
+async def test_forgetting_an_entry_on_a_later_page_answers_for_the_page_the_browser_shows(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
     await seed(services, *many(PAGE_SIZE + 3), make_record("m_org", "org", "policy", "tenant:berlin", author="human"))
     token = await login_as(ADA)
-    more = page_of(await client.get("/")).one("a", {"data-action": "show-more"})["hx-get"]
-    chunk = page_of(await client.get(more, headers={**HTMX, "HX-Target": "more-you"}))
-    form = chunk.one("li", {"data-entry": f"m{PAGE_SIZE:05d}"}).one("form", {"data-forget": True})
+    later = page_of(await client.get("/?group=you&page=2"))
+    form = later.one("li", {"data-entry": f"m{PAGE_SIZE:05d}"}).one("form", {"data-forget": True})
 
     response = await client.post(
         form["hx-post"],
         data={"back": form.one("input", {"name": "back"})["value"]},
-        headers={**HTMX, "X-CSRF-Token": token, "HX-Current-URL": "http://127.0.0.1:8000/"},
+        headers={**HTMX, "X-CSRF-Token": token, "HX-Current-URL": "http://127.0.0.1:8000/?group=you&page=2"},
     )
 
     answer = page_of(response)
     summary = answer.one(attrs={"id": "summary"})
-    assert (summary["data-total"], summary["data-matching"]) == (str(PAGE_SIZE + 3), str(PAGE_SIZE + 3))
-    assert summary.find("a", {"data-action": "clear-filter"}) is None, "the overview is not a filtered view"
-    assert answer.one(attrs={"id": "count-organisation"}).text == "1 memory"
+    assert (summary["data-total"], summary["data-matching"]) == (str(PAGE_SIZE + 3), str(PAGE_SIZE + 2))
+    assert answer.one(attrs={"id": "count-you"}).text == f"{PAGE_SIZE + 2} of {PAGE_SIZE + 2} memories"
+    after = page_of(await client.get("/?group=you&page=2"))
+    assert shown(after) == in_order(PAGE_SIZE + 1, PAGE_SIZE + 3)
 
 
 @pytest.mark.parametrize("page", ["²", "①", "٣", "9" * 5000, "-1", "1e3", " 2"])

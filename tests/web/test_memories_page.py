@@ -111,7 +111,16 @@ async def test_an_override_shows_the_wider_values_beneath_it_with_their_authors(
         ("organisation", "starts in April", "Your organisation's default is starts in April, set by an administrator."),
         ("everyone", "starts in October", "The default for everyone is starts in October, set by an administrator."),
     ]
-    assert len(page.find_all("li", {"data-key": "fiscal-year"})) == 1, "beaten values are not entries of their own"
+    beaten = [
+        (r["data-entry"], r.one(attrs={"data-overridden": True}).text)
+        for r in page.find_all("li", {"data-key": "fiscal-year"})[1:]
+    ]
+    assert beaten == [
+        ("m_org", "Doesn't apply to you: your own setting overrides it."),
+        ("m_all", "Doesn't apply to you: your own setting overrides it."),
+    ], "each beaten value is listed in its own group, read-only, saying it does not apply"
+    assert row.find(attrs={"data-overridden": True}) is None
+    assert page.one("li", {"data-entry": "m_org"}).find("form") is None
 
 
 async def test_a_wider_value_that_is_the_same_is_said_to_be_the_same_not_a_difference(
@@ -139,17 +148,17 @@ async def test_a_pinned_entry_is_marked_always_on(
 ) -> None:
     await seed(
         services,
-        make_record("m_pin", "manifest", "print a manifest", "tenant:berlin", author="human", pinned=True),
-        make_record("m_plain", "aaa", "first by key", "tenant:berlin", author="human"),
+        make_record("m_pin", "manifest", "print a manifest", "tenant:berlin", author="human", pinned=True, days_ago=9),
+        make_record("m_plain", "aaa", "first by key", "tenant:berlin", author="human", days_ago=1),
     )
     await login_as(ADA)
 
     page = page_of(await client.get("/"))
 
     rows = page.one("section", {"data-group": "organisation"}).find_all("li", {"data-entry": True})
-    assert [r["data-entry"] for r in rows] == ["m_pin", "m_plain"], "always-on entries come first"
-    assert rows[0].one(attrs={"data-badge": "always-on"}).text == "Always on"
-    assert rows[1].find(attrs={"data-badge": "always-on"}) is None
+    assert [r["data-entry"] for r in rows] == ["m_plain", "m_pin"], "always-on entries are sorted as the rest are"
+    assert rows[1].one(attrs={"data-badge": "always-on"}).text == "Always on"
+    assert rows[0].find(attrs={"data-badge": "always-on"}) is None
 
 
 async def test_an_origin_links_to_its_conversation_and_a_dangling_one_is_marked(

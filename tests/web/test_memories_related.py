@@ -97,7 +97,7 @@ async def test_related_shows_the_twenty_closest_each_group_best_first_and_no_mor
     await login_as(ADA)
 
     page = page_of(await client.get(RELATED))
-    ignoring = page_of(await client.get(f"{RELATED}&group=you&page=3&after=1:hobby-40"))
+    ignoring = page_of(await client.get(f"{RELATED}&group=you&page=3&sort=oldest"))
 
     total = PAGE_SIZE + 2
     assert len(shown(page)) == RELATED_LIMIT
@@ -108,9 +108,9 @@ async def test_related_shows_the_twenty_closest_each_group_best_first_and_no_mor
     assert page.one(attrs={"data-ranking": "related"}).text.endswith(f"Showing the {RELATED_LIMIT} closest.")
     matching = sum(int(c["data-count"]) for c in page.find_all("span", {"class": "count"}))
     assert matching == RELATED_LIMIT
-    assert page.find("li", {"data-more": True}) is None, "nothing more to show: it is the closest twenty"
+    assert page.find(attrs={"data-pager": True}) is None, "no other page: it is the closest twenty"
     assert ignoring.find(attrs={"data-pager": True}) is None
-    assert shown(ignoring) == in_group(page, "you"), "page= and after= do not apply to a related search"
+    assert shown(ignoring) == in_group(page, "you"), "page= and sort= do not apply to a related search"
 
 
 @pytest.mark.usefixtures("distances")
@@ -195,16 +195,16 @@ async def test_the_chosen_way_of_matching_stays_in_the_paging_links_before_anyth
     await seed(services, *(make_record(f"m{i:03d}", f"k{i:03d}", f"fact {i}") for i in range(PAGE_SIZE + 5)))
     await login_as(ADA)
 
-    page = page_of(await client.get("/?q=&match=related"))
-    more = page.one("a", {"data-action": "show-more"})
-    focused = page_of(await client.get(more["href"]))
+    page = page_of(await client.get("/?q=&match=related&sort=key"))
+    following = page.one("a", {"data-page": "next"})
+    focused = page_of(await client.get(following["href"]))
 
     assert len(shown(page)) == PAGE_SIZE, "related with nothing to search for is the plain list"
     assert page.find(attrs={"data-ranking": True}) is None
     assert page.one(attrs={"id": "summary"}).find("a") is None, "nothing is filtered"
     assert chosen_match(page) == "related", "the person's choice stays chosen"
-    assert query_of(more["href"])["match"] == ["related"]
-    assert query_of(more["hx-get"])["match"] == ["related"]
+    assert query_of(following["href"])["match"] == ["related"]
+    assert query_of(following["hx-get"])["match"] == ["related"]
     assert query_of(focused.one("a", {"data-page": "previous"})["href"])["match"] == ["related"]
     assert shown(focused) == [f"m{i:03d}" for i in range(PAGE_SIZE, PAGE_SIZE + 5)]
 
@@ -232,7 +232,7 @@ async def test_a_way_of_matching_that_is_not_related_reads_as_words(
         ({"text": "far", "match": "words"}, "/?q=far"),
         ({"text": "far", "match": "nearby"}, "/?q=far"),
         ({"match": "related"}, "/?match=related"),
-        ({"text": "far", "match": "related", "page": "3", "after": "1:k"}, "/?q=far&match=related"),
+        ({"text": "far", "match": "related", "page": "3", "order": "oldest"}, "/?q=far&match=related&sort=oldest"),
         ({"match": "related", "page": "3"}, "/?match=related&page=3"),
     ],
 )

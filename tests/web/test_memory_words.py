@@ -1,4 +1,4 @@
-"""The page's pure parts, table-driven: plain words, conversation links, the query, paging by cursor."""
+"""The page's pure parts, table-driven: plain words, conversation links, the query, its order and pages."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from store import Actor, DigestEntry, MemoryOrigin
 from store.persistence.registry import Origin
 from tests.web.builders import make_record
 from web.kit.words import author_kind, exact_time, relative_time, scope_words
-from web.me.listing import PAGE_SIZE, MemoryQuery, cursor_of, select_entries
-from web.me.on_file import OnFile
+from web.me.listing import PAGE_SIZE, MemoryQuery, select_entries
+from web.me.on_file import OnFile, on_file_of
 from web.me.views import conversation_link
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
@@ -109,7 +109,9 @@ def test_a_conversation_link_is_built_from_the_template_with_escaped_ids(
         ({"text": "x" * 500}, "/?q=" + "x" * 200),
         ({"author": "robot", "page": "-3"}, "/"),
         ({"author": "assistant", "page": "4", "group": "you"}, "/?group=you&author=assistant&page=4"),
-        ({"after": "1:k&ey"}, "/?after=1%3Ak%26ey"),
+        ({"order": "oldest", "origin": "gone", "text": "a&b"}, "/?q=a%26b&origin=gone&sort=oldest"),
+        ({"order": "newest", "origin": "elsewhere", "match": "related"}, "/?match=related"),
+        ({"order": "sideways", "text": "x", "match": "related", "page": "3"}, "/?q=x&match=related"),
     ],
 )
 def test_the_query_is_parsed_forgivingly_and_written_back_without_defaults(given: dict[str, str], href: str) -> None:
@@ -117,25 +119,26 @@ def test_the_query_is_parsed_forgivingly_and_written_back_without_defaults(given
 
 
 def entries(keys: list[str], pinned: frozenset[str] = frozenset()) -> OnFile:
-    found = [DigestEntry(make_record(f"m_{k}", k, k, pinned=k in pinned), pinned=k in pinned) for k in keys]
-    found.sort(key=lambda e: (not e.pinned, e.key))
-    return OnFile(scopes=("actor:ada", "tenant:berlin", "global"), entries=tuple(found))
+    """One memory per key, the later keys written earlier."""
+    records = [make_record(f"m_{k}", k, k, pinned=k in pinned, days_ago=n) for n, k in enumerate(keys)]
+    return on_file_of(("actor:ada", "tenant:berlin", "global"), records)
 
 
-def test_a_cursor_continues_after_the_last_entry_shown_even_when_some_before_it_are_gone() -> None:
+@pytest.mark.parametrize(
+    ("order", "first", "last"),
+    [("newest", "k000", "k099"), ("oldest", "k099", "k000"), ("key", "k000", "k099")],
+)
+def test_a_chosen_group_pages_through_its_own_order(order: str, first: str, last: str) -> None:
     keys = [f"k{i:03d}" for i in range(PAGE_SIZE * 2)]
-    on_file = entries(keys, pinned=frozenset({"k099"}))
-    first = select_entries(on_file, ADA, MemoryQuery()).group("you")
-    assert first is not None
-    cursor = cursor_of(first.shown[-1])
-    fewer = OnFile(on_file.scopes, tuple(e for e in on_file.entries if e.key not in {"k000", "k010"}))
+    on_file = entries(list(reversed(keys)) if order == "key" else keys, pinned=frozenset({"k099"}))
 
-    after = select_entries(fewer, ADA, MemoryQuery(group="you", after=cursor)).group("you")
+    one = select_entries(on_file, ADA, MemoryQuery.parse(group="you", order=order)).group("you")
+    two = select_entries(on_file, ADA, MemoryQuery.parse(group="you", order=order, page="2")).group("you")
 
-    assert first.shown[0].key == "k099", "always-on entries come first"
-    assert after is not None
-    assert [e.key for e in after.shown] == [f"k{i:03d}" for i in range(PAGE_SIZE - 1, PAGE_SIZE * 2 - 1)]
-    assert after.remaining == 0
+    assert one is not None
+    assert two is not None
+    assert (one.shown[0].key, two.shown[-1].key) == (first, last), "always-on entries are sorted like the rest"
+    assert [e.key for e in one.shown + two.shown] == [e.key for e in one.matching]
 
 
 def test_a_page_past_the_end_shows_the_last_page() -> None:

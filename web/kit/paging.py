@@ -17,9 +17,11 @@ __all__ = (
     "MAX_PAGE",
     "MAX_QUERY_CHARS",
     "ListQuery",
+    "PageLink",
     "PagerView",
     "back_params",
     "page_number",
+    "page_numbers",
     "pager",
     "query_href",
     "search_text",
@@ -85,6 +87,29 @@ def back_params(request: HTMXRequest, back: str, path: str) -> dict[str, str]:
 
 
 @dataclass(frozen=True, slots=True)
+class PageLink:
+    """One numbered page in a pager; `number` 0 stands for the pages left out between two shown."""
+
+    number: int
+    href: str | None
+    current: bool = False
+
+
+def page_numbers(page: int, pages: int, around: int = 2) -> tuple[int, ...]:
+    """The page numbers a pager names: the first, the last, and `around` either side of `page`, with a
+    0 where pages are left out between them (one page left out is named instead of its gap)."""
+    named = sorted({1, pages, *range(max(1, page - around), min(pages, page + around) + 1)})
+    numbers: list[int] = []
+    for number in named:
+        if numbers and number - numbers[-1] == 2:
+            numbers.append(number - 1)
+        elif numbers and number - numbers[-1] > 2:
+            numbers.append(0)
+        numbers.append(number)
+    return tuple(numbers)
+
+
+@dataclass(frozen=True, slots=True)
 class PagerView:
     """Where a paged list is: page `page` of `pages`, showing entries `first` to `last` (1-based) of
     `of`, with the addresses of the pages around it (None where there is none)."""
@@ -98,6 +123,8 @@ class PagerView:
     previous_href: str | None
     next_href: str | None
     last_href: str | None
+    numbers: tuple[PageLink, ...] = ()
+    """The numbered pages around this one, the first and the last (`page_numbers`)."""
 
 
 def pager(*, page: int, pages: int, start: int, shown: int, of: int, href: Callable[[int], str]) -> PagerView | None:
@@ -116,4 +143,5 @@ def pager(*, page: int, pages: int, start: int, shown: int, of: int, href: Calla
         previous_href=href(page - 1) if earlier else None,
         next_href=href(page + 1) if later else None,
         last_href=href(pages) if later else None,
+        numbers=tuple(PageLink(n, href(n) if n else None, n == page) for n in page_numbers(page, pages)),
     )

@@ -23,15 +23,13 @@ from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
 from litestar.response import Redirect, Template
 
-from store import ScopeContext
 from store.domain.forgetting import Choice, chosen_reach, matching_reach, selection_fingerprint
-from store.memory import related_keys
 from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeView
 from web.kit.problems import ProblemView
-from web.me.listing import RELATED_LIMIT, MemoryQuery, select_entries
+from web.me.listing import MemoryQuery
 from web.me.on_file import OnFile, on_file
-from web.me.pages import _HEADERS, _back, _gone, _in_flight, _now, _page, _problem, _row
+from web.me.pages import _HEADERS, _back, _gone, _in_flight, _now, _page, _problem, _row, selected
 from web.me.undo import NOTICES, undo_token
 from web.me.views import EntryView, RowPage
 
@@ -103,10 +101,9 @@ async def _choice(
     actor = visit.viewer.actor
     if not everything:
         return chosen_reach(actor, found.entries, ids)
-    ctx = ScopeContext(actor=actor)
-    related = await related_keys(visit.services.memory, ctx, query.text, RELATED_LIMIT) if query.related else ()
-    selection = select_entries(found, actor, query, related)
-    return matching_reach(actor, [e for g in selection.visible for e in g.matching])
+    selection, _ = await selected(visit, found, query)
+    # A wider value the person's own beats is not theirs to forget: it is left out, as a shared fact is.
+    return matching_reach(actor, [m.entry for g in selection.visible for m in g.matching if not m.overridden])
 
 
 def _choice_problem(choice: Choice) -> ProblemView:

@@ -1,48 +1,56 @@
-"""Which entries the page shows: grouped by scope, filtered, and one page of each group at a time.
+"""Which memories the page shows: grouped by whom they apply to, filtered, sorted, a page at a time.
 
-Groups follow the resolver's order (the person's own scope first, then whatever it returned next),
-one group per scope token. The text is matched one of two ways (`match=`):
+Every record on file is listed, in the group of the scope it is held at, in the resolver's order
+(the person's own scope first, then whatever it returned next), one group per scope token. A record
+a narrower one overrides (an organisation's default the person set otherwise) is listed too, in its
+own group, and said to be overridden: so each group counts and lists everything held for it, and
+"nothing is left out" holds under every filter.
 
-- `words` (the default): the text must appear in the key or the fact (case-insensitively);
-- `related`: the entries whose keys the store ranks first for the text, as it ranks a turn's memories
-  (`store.memory.related_keys`, at most `RELATED_LIMIT`), each group in that order, best first. The
-  ranking is the store's; this module only keeps and orders the entries it names.
+The text is matched one of two ways (`match=`):
 
-The author filter matches who wrote the winning record, either way. Counts:
+- `words` (the default): every word of the search begins a word of the memory's key, its fact or,
+  for the record that applies, the wider values it overrides (`store.domain.finding`), in any order;
+- `related`: the memories whose keys the store ranks first for the text, as it ranks a turn's
+  memories (`store.memory.related_keys`, at most `RELATED_LIMIT` keys), in that order, best first.
 
-- `total` is everything on file, whatever the filter;
-- a group's `held` is everything held at its scope, whatever the filter;
-- a group's `matching` is what passes the text and author filters.
+Then who wrote it (`author=`: the person, their assistant, an administrator) and whether the
+conversation it came from is still there (`origin=`: `present` or `gone`; a memory that came from no
+conversation has neither). Counts:
 
-Paging is per group, `PAGE_SIZE` entries at a time, in render order (pinned first, then key). A
-numbered page (`page=`) serves the plain links; a cursor (`after=`, the last entry already shown)
-serves htmx's "show more", so entries forgotten in place never make the next chunk skip any. A related
-search shows at most `RELATED_LIMIT` entries, fewer than a page, so it has neither: `page=` and
-`after=` are dropped from it.
+- `total` is every record on file, whatever the filter;
+- a group's `held` is every record held at its scope, whatever the filter;
+- a group's `matching` is what passes the filters.
+
+Each group is sorted (`sort=`: newest first by default, oldest first, or by key; a related search
+keeps the store's order) and paged `PAGE_SIZE` at a time. Without a chosen group every group shows
+its first page, and its page numbers lead to the group's own view, where `page=` applies.
 """
 
 from __future__ import annotations
 
-import bisect
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import ClassVar, Literal, get_args
 
-from store import Actor, DigestEntry
+from store import Actor, DigestEntry, MemoryRecord, Override
+from store.domain.finding import ORDERS, Order, folded, matches_all, order_key, search_words
+from store.persistence.registry import Origin
 from web.kit.paging import MAX_QUERY_CHARS, ListQuery, page_number, search_text
 from web.kit.words import AuthorKind, ScopeWords, author_kind, scope_words
-from web.me.on_file import OnFile
+from web.me.on_file import OnFile, origin_of
 
 __all__ = (
     "MAX_QUERY_CHARS",
     "PAGE_SIZE",
     "RELATED_LIMIT",
     "GroupSelection",
+    "Listed",
     "Match",
     "MemoryQuery",
+    "OriginState",
     "Selection",
-    "cursor_of",
+    "listed_records",
     "select_entries",
 )
 
@@ -51,6 +59,8 @@ RELATED_LIMIT = 20
 """How many of the closest memories a related search shows, across every group."""
 AUTHOR_KINDS: tuple[AuthorKind, ...] = get_args(AuthorKind)
 Match = Literal["words", "related"]
+OriginState = Literal["present", "gone"]
+ORIGIN_STATES: tuple[OriginState, ...] = get_args(OriginState)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +71,10 @@ class MemoryQuery(ListQuery):
     text: str = ""
     group: str = ""
     author: str = ""
+    origin: str = ""
+    """`present` or `gone`: only memories whose conversation is still there, or is no longer."""
+    order: Order = "newest"
     page: int = 1
-    after: str | None = None
     match: Match = "words"
     """How the text is matched; kept without text too, so the person's choice stays chosen."""
 
@@ -73,19 +85,34 @@ class MemoryQuery(ListQuery):
         text: str | None = None,
         group: str | None = None,
         author: str | None = None,
+        origin: str | None = None,
+        order: str | None = None,
         page: str | None = None,
-        after: str | None = None,
         match: str | None = None,
     ) -> MemoryQuery:
         query = cls(
             text=search_text(text),
             group=(group or "").strip(),
             author=author if author in AUTHOR_KINDS else "",
+            origin=origin if origin in ORIGIN_STATES else "",
+            order=next((o for o in ORDERS if o == order), "newest"),
             page=page_number(page),
-            after=after or None,
             match="related" if match == "related" else "words",
         )
-        return replace(query, page=1, after=None) if query.related else query
+        return replace(query, page=1) if query.related else query
+
+    @classmethod
+    def from_params(cls, params: Mapping[str, str]) -> MemoryQuery:
+        """The query of an address's parameters (`q`, `group`, `author`, `origin`, `sort`, `page`, `match`)."""
+        return cls.parse(
+            text=params.get("q"),
+            group=params.get("group"),
+            author=params.get("author"),
+            origin=params.get("origin"),
+            order=params.get("sort"),
+            page=params.get("page"),
+            match=params.get("match"),
+        )
 
     @property
     def related(self) -> bool:
@@ -94,37 +121,63 @@ class MemoryQuery(ListQuery):
 
     @property
     def filtered(self) -> bool:
-        """Whether anything narrows the list (the page number does not)."""
-        return bool(self.text or self.group or self.author)
+        """Whether anything narrows the list (the order and the page number do not)."""
+        return bool(self.text or self.group or self.author or self.origin)
 
     def pairs(self) -> list[tuple[str, str]]:
         return [
             ("q", self.text),
+            ("match", self.match if self.match != "words" else ""),
             ("group", self.group),
             ("author", self.author),
-            ("match", self.match if self.match != "words" else ""),
+            ("origin", self.origin),
+            ("sort", self.order if self.order != "newest" else ""),
             ("page", str(self.page) if self.page > 1 else ""),
-            ("after", self.after or ""),
         ]
 
 
 @dataclass(frozen=True, slots=True)
+class Listed:
+    """One record on the page, with the entry of its key: the record that applies to the person, and
+    the wider values it overrides. A record is `overridden` when another record of its key applies."""
+
+    record: MemoryRecord
+    entry: DigestEntry
+
+    @property
+    def overridden(self) -> bool:
+        return self.entry.record.id != self.record.id
+
+    @property
+    def key(self) -> str:
+        return self.record.key
+
+    @property
+    def scope(self) -> str:
+        return self.record.scope
+
+    @property
+    def pinned(self) -> bool:
+        return self.entry.pinned
+
+    @property
+    def overrides(self) -> tuple[Override, ...]:
+        """The wider values this record beats: none for a record that is itself overridden."""
+        return () if self.overridden else self.entry.overrides
+
+
+@dataclass(frozen=True, slots=True)
 class GroupSelection:
-    """One scope's entries: how many it holds, which match, and which are shown."""
+    """One scope's records: how many it holds, which match in order, and which are shown."""
 
     scope: str
     slug: str
     words: ScopeWords
     held: int
-    matching: tuple[DigestEntry, ...]
-    shown: tuple[DigestEntry, ...]
+    matching: tuple[Listed, ...]
+    shown: tuple[Listed, ...]
     start: int
-    """The index in `matching` of the first shown entry."""
-
-    @property
-    def remaining(self) -> int:
-        """Matching entries after the shown ones."""
-        return len(self.matching) - self.start - len(self.shown)
+    """The index in `matching` of the first shown record."""
 
     @property
     def pages(self) -> int:
@@ -141,18 +194,20 @@ class Selection:
     """The query as understood: a group that is not this person's reads as no group filter."""
     total: int
     related: int
-    """For a related search, how many of the entries on file the store's ranking named, before the group
-    and author filters; 0 otherwise."""
+    """For a related search, how many of the keys on file the store's ranking named, before the other
+    filters; 0 otherwise."""
     groups: tuple[GroupSelection, ...]
     """Every group, in the resolver's order, whether or not it is visible."""
+    words: tuple[str, ...] = ()
+    """The folded words of a search by words, which the page marks where they matched."""
 
     @property
     def visible(self) -> tuple[GroupSelection, ...]:
-        """The groups the page renders: the chosen one; otherwise every group, except that a text or
-        author filter hides the groups with nothing matching."""
+        """The groups the page renders: the chosen one; otherwise every group, except that a filter
+        hides the groups with nothing matching."""
         if self.query.group:
             return tuple(g for g in self.groups if g.slug == self.query.group)
-        if self.query.text or self.query.author:
+        if self.query.filtered:
             return tuple(g for g in self.groups if g.matching)
         return self.groups
 
@@ -160,62 +215,101 @@ class Selection:
     def matching(self) -> int:
         return sum(len(g.matching) for g in self.visible)
 
-    def shown(self) -> tuple[DigestEntry, ...]:
+    def shown(self) -> tuple[Listed, ...]:
         return tuple(e for g in self.visible for e in g.shown)
 
     def group(self, slug: str) -> GroupSelection | None:
         return next((g for g in self.groups if g.slug == slug), None)
 
 
-def cursor_of(entry: DigestEntry) -> str:
-    """Where an entry sits in its group's order, as a string for `after=`."""
-    return f"{0 if entry.pinned else 1}:{entry.key}"
+def listed_records(on_file: OnFile) -> list[Listed]:
+    """Every record on file with the entry of its key."""
+    by_key = {e.key: e for e in on_file.entries}
+    return [Listed(r, by_key[r.key]) for r in on_file.records if r.key in by_key]
 
 
-def _position(cursor: str) -> tuple[bool, str]:
-    flag, _, key = cursor.partition(":")
-    return (flag != "0", key)
+def select_entries(
+    on_file: OnFile,
+    actor: Actor,
+    query: MemoryQuery,
+    related: Sequence[str] = (),
+    resolving: frozenset[Origin] | None = None,
+) -> Selection:
+    """`related`: for a related search, the keys the store ranked first, best first (records of other
+    keys do not match); ignored otherwise. `resolving`: the origins that still resolve among every
+    record's, needed only by a filter by origin (without it, that filter keeps nothing)."""
+    ranks_of_scope = {scope: n for n, scope in enumerate(on_file.scopes)}
+    by_scope: dict[str, list[Listed]] = {scope: [] for scope in on_file.scopes}
+    for listed in listed_records(on_file):
+        by_scope[listed.scope].append(listed)
+    named = _named_groups(by_scope, actor)
+    if query.group not in {slug for _, slug, _ in named}:
+        query = replace(query, group="", page=1)
+    on_file_keys = {e.key for e in on_file.entries}
+    ranks = {key: n for n, key in enumerate(k for k in dict.fromkeys(related) if k in on_file_keys)}
+    words = () if query.related else search_words(query.text)
+    keep = _Filter(query, words, actor, resolving or frozenset())
+    groups = []
+    for scope, slug, scope_named in named:
+        held = by_scope[scope]
+        matching = [e for e in held if keep(e)]
+        if query.related:
+            matching = sorted((e for e in matching if e.key in ranks), key=lambda e: ranks[e.key])
+        else:
+            rank = ranks_of_scope[scope]
+            matching.sort(
+                key=lambda e: order_key(
+                    query.order, key=e.key, updated_at=e.record.updated_at, scope_rank=rank, record_id=e.record.id
+                )
+            )
+        start = _start(len(matching), query.page) if slug == query.group and not query.related else 0
+        shown = tuple(matching[start : start + PAGE_SIZE])
+        groups.append(GroupSelection(scope, slug, scope_named, len(held), tuple(matching), shown, start))
+    return Selection(
+        query=query,
+        total=len(on_file.records),
+        related=len(ranks) if query.related else 0,
+        groups=tuple(groups),
+        words=words,
+    )
 
 
-def select_entries(on_file: OnFile, actor: Actor, query: MemoryQuery, related: Sequence[str] = ()) -> Selection:
-    """`related`: for a related search, the keys the store ranked first, best first (the entries of
-    other keys do not match); ignored otherwise."""
-    by_scope: dict[str, list[DigestEntry]] = {scope: [] for scope in on_file.scopes}
-    for entry in on_file.entries:
-        by_scope.setdefault(entry.scope, []).append(entry)
+def _named_groups(by_scope: Mapping[str, list[Listed]], actor: Actor) -> list[tuple[str, str, ScopeWords]]:
+    """Each scope with its slug and words; two scopes of one kind are numbered apart ("shared-x-2")."""
     slugs: Counter[str] = Counter()
     named = []
     for scope in by_scope:
         words = scope_words(scope, actor)
         slugs[words.slug] += 1
         named.append((scope, words.slug if slugs[words.slug] == 1 else f"{words.slug}-{slugs[words.slug]}", words))
-    if query.group not in {slug for _, slug, _ in named}:
-        query = replace(query, group="", after=None)
-    on_file_keys = {e.key for e in on_file.entries}
-    ranks = {key: n for n, key in enumerate(k for k in dict.fromkeys(related) if k in on_file_keys)}
-    needle = "" if query.related else query.text.casefold()
-    groups = []
-    for scope, slug, words in named:
-        entries = by_scope[scope]
-        matching = tuple(e for e in entries if _matches(e, needle, query.author, actor))
-        if query.related:
-            matching = tuple(sorted((e for e in matching if e.key in ranks), key=lambda e: ranks[e.key]))
-        start = _start(matching, query) if slug == query.group and not query.related else 0
-        shown = matching[start : start + PAGE_SIZE]
-        groups.append(GroupSelection(scope, slug, words, len(entries), matching, shown, start))
-    related_count = len(ranks) if query.related else 0
-    return Selection(query=query, total=len(on_file.entries), related=related_count, groups=tuple(groups))
+    return named
 
 
-def _matches(entry: DigestEntry, needle: str, author: str, actor: Actor) -> bool:
-    if author and author_kind(entry.record.origin, entry.scope, actor) != author:
-        return False
-    return not needle or needle in entry.key.casefold() or needle in entry.text.casefold()
+class _Filter:
+    """Whether a listed record passes the author, origin and word filters."""
+
+    def __init__(self, query: MemoryQuery, words: tuple[str, ...], actor: Actor, resolving: frozenset[Origin]) -> None:
+        self._author = query.author
+        self._origin = query.origin
+        self._words = words
+        self._actor = actor
+        self._resolving = resolving
+
+    def __call__(self, listed: Listed) -> bool:
+        record = listed.record
+        if self._author and author_kind(record.origin, record.scope, self._actor) != self._author:
+            return False
+        if self._origin:
+            if record.origin.thread_id is None:
+                return False
+            if (origin_of(listed) in self._resolving) != (self._origin == "present"):
+                return False
+        if not self._words:
+            return True
+        texts = [folded(record.key), folded(record.text), *(folded(o.text) for o in listed.overrides)]
+        return matches_all(self._words, texts)
 
 
-def _start(matching: tuple[DigestEntry, ...], query: MemoryQuery) -> int:
-    if query.after is not None:
-        after = _position(query.after)
-        return bisect.bisect_right(matching, after, key=lambda e: (not e.pinned, e.key))
-    last_page = max(1, -(-len(matching) // PAGE_SIZE))
-    return (min(query.page, last_page) - 1) * PAGE_SIZE
+def _start(matching: int, page: int) -> int:
+    last_page = max(1, -(-matching // PAGE_SIZE))
+    return (min(page, last_page) - 1) * PAGE_SIZE

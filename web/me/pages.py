@@ -2,8 +2,8 @@
 
 Every handler works as a plain form or link first; with htmx the same URL answers a fragment:
 
-- `GET /` renders the page; an htmx request answers the part it targets (`#on-file` for the
-  filter, a group's `.more` item for "show more"). A history-restore request gets the whole page.
+- `GET /` renders the page; an htmx request (the filters, a page number) answers the list,
+  `#on-file`, and the address keeps the view. A history-restore request gets the whole page.
   With `match=related` the store ranks the memories for the text (`related_keys`), as it ranks a
   turn's, and the page shows the closest `RELATED_LIMIT` in that order.
 - `POST /memories/{id}/forget` redirects back with a notice (303), or for htmx answers the row's
@@ -28,7 +28,7 @@ from datetime import UTC, datetime
 from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
 
-from litestar import MediaType, Response, get, post
+from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
 from litestar.params import Body, FromPath, QueryParameter
@@ -39,6 +39,7 @@ from store import DigestEntry, ScopeContext, memory_forget_verdict, own_scope
 from store.domain.administration import promotion_targets
 from store.domain.forgetting import Choice, chosen_reach
 from store.memory import NOT_ON_FILE, related_keys
+from store.persistence.registry import Origin
 from web.kit.identity.elevation import ROLES_UNCONFIRMED, Elevation
 from web.kit.identity.sessions import Viewer
 from web.kit.identity.visit import Visit
@@ -46,7 +47,7 @@ from web.kit.notices import NoticeView
 from web.kit.problems import ProblemView, Refreshed, problem_answer
 from web.kit.security import safe_next_path
 from web.kit.words import scope_words
-from web.me.listing import RELATED_LIMIT, MemoryQuery, select_entries
+from web.me.listing import RELATED_LIMIT, MemoryQuery, Selection, listed_records, select_entries
 from web.me.on_file import OnFile, on_file, resolving_origins
 from web.me.undo import NOTICES, RestoreOutcome, restore_forgotten, undo_token
 from web.me.views import (
@@ -94,14 +95,9 @@ Form = Annotated[ReturnForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
 async def memories(
     request: HTMXRequest,
     visit: NamedDependency[Visit],
-    q: Annotated[str | None, QueryParameter(name="q", description="Text to find in keys and facts.")] = None,
-    match: Annotated[str | None, QueryParameter(name="match", description="words (default) or related.")] = None,
-    group: Annotated[str | None, QueryParameter(name="group", description="Only this group.")] = None,
-    author: Annotated[str | None, QueryParameter(name="author", description="you, assistant or administrator.")] = None,
-    page: Annotated[str | None, QueryParameter(name="page", description="The group's page, from 1.")] = None,
-    after: Annotated[str | None, QueryParameter(name="after", description="Show more after this entry.")] = None,
-) -> Template | Response[str]:
-    query = MemoryQuery.parse(text=q, group=group, author=author, page=page, after=after, match=match)
+) -> Template:
+    """The address's query (`q`, `match`, `group`, `author`, `origin`, `sort`, `page`) is the view."""
+    query = MemoryQuery.from_params(request.query_params)
     target = request.htmx.target if request.htmx and not request.htmx.history_restore_request else None
     now = _now()
     notice = None if target else NOTICES.read(visit.services, visit.viewer, request.cookies.get(NOTICES.name), now)
@@ -111,12 +107,9 @@ async def memories(
         controls = await controls_view(visit.services, visit.viewer)
         context = {"page": view, "controls": controls}
         return Template("me/index.html", context=context, headers=_HEADERS, cookies=cookies)
-    if target.startswith("more-"):
-        chunk = next((g for g in view.groups if f"more-{g.slug}" == target), None)
-        if chunk is None:  # a group that is gone answers nothing, so its "show more" goes
-            return Response(content="", media_type=MediaType.HTML, headers=_HEADERS)
-        context = {"page": view, "group": chunk, "focus_first": True}
-        return Template("me/_entries.html", context=context, headers=_HEADERS)
+    # A page number followed moves the focus to the page's first entry; typing in the search does not.
+    if (request.htmx.trigger or "").startswith("page-"):
+        return Template("me/_paged.html", context={"page": view, "focus_first": True}, headers=_HEADERS)
     return Template("me/_results.html", context={"page": view}, headers=_HEADERS)
 
 
@@ -148,7 +141,7 @@ async def forget_on_page(
         return Redirect(
             query.href(), status_code=303, cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now)]
         )
-    after = OnFile(before.scopes, tuple(e for e in before.entries if e is not entry))
+    after = before.without(entry)
     if entry.overrides:
         after = await on_file(visit.services, visit.viewer.actor)
     view = await _page(visit, after, query, now, notice)
@@ -282,6 +275,16 @@ async def promote_on_page(
     )
 
 
+async def selected(visit: Visit, found: OnFile, query: MemoryQuery) -> tuple[Selection, frozenset[Origin] | None]:
+    """What `query` selects of `found` (for a related search, the store's ranking picks and orders
+    it), and for a filter by origin the origins among every record's that still resolve."""
+    ctx = ScopeContext(actor=visit.viewer.actor)
+    related = await related_keys(visit.services.memory, ctx, query.text, RELATED_LIMIT) if query.related else ()
+    # A filter by origin asks about every record's origin, in one query; otherwise only the shown ones'.
+    every = await resolving_origins(visit.services, listed_records(found)) if query.origin else None
+    return select_entries(found, visit.viewer.actor, query, related, every), every
+
+
 async def _page(
     visit: Visit,
     found: OnFile,
@@ -291,15 +294,13 @@ async def _page(
 ) -> MemoriesPage:
     """Select what to show (for a related search, the store's ranking picks and orders it), ask the
     registry about those entries' origins only, and word it."""
-    ctx = ScopeContext(actor=visit.viewer.actor)
-    related = await related_keys(visit.services.memory, ctx, query.text, RELATED_LIMIT) if query.related else ()
-    selection = select_entries(found, visit.viewer.actor, query, related)
+    selection, every = await selected(visit, found, query)
     area_href = "/admin" if visit.elevation.administers else "/support/preview" if visit.elevation.may_preview else ""
     shown = selection.shown()
     return memories_page(
         selection,
         visit.viewer.actor,
-        resolving=await resolving_origins(visit.services, shown),
+        resolving=every if every is not None else await resolving_origins(visit.services, shown),
         now=now,
         conversation_url=visit.services.settings.conversation_url,
         viewer_name=visit.viewer.name,
@@ -401,20 +402,14 @@ def _revealed(entry: DigestEntry, viewer: Viewer) -> str:
 
 def _back(request: HTMXRequest, back: str) -> MemoryQuery:
     """The view a form came from, as a query: for htmx the address the browser shows (a form inside a
-    "show more" chunk was rendered for the chunk's address, not the page's); otherwise the form's
+    page changed in place was rendered for the address it was fetched at); otherwise the form's
     `back` field. Only the query string of a local address is read."""
     current = request.htmx.current_url if request.htmx else None
     if current:
         parts = urlsplit(current)
         back = f"{parts.path}?{parts.query}" if parts.query else parts.path
     params = parse_qs(urlsplit(safe_next_path(back)).query)
-
-    def first(name: str) -> str | None:
-        return params.get(name, [None])[0]
-
-    return MemoryQuery.parse(
-        text=first("q"), group=first("group"), author=first("author"), page=first("page"), match=first("match")
-    )
+    return MemoryQuery.from_params({name: values[0] for name, values in params.items()})
 
 
 def _now() -> datetime:

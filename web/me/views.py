@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from urllib.parse import quote, urlencode
 
 from store import Actor, DigestEntry, Override, memory_forget_verdict
+from store.domain.finding import marked_pieces
 from store.persistence.registry import Origin
 from web.kit.notices import NoticeView
 from web.kit.paging import PagerView, pager
@@ -27,17 +28,17 @@ from web.kit.words import (
     scope_words,
     written_by,
 )
-from web.me.listing import PAGE_SIZE, RELATED_LIMIT, GroupSelection, MemoryQuery, Selection, cursor_of
-from web.me.on_file import origin_of
+from web.me.listing import RELATED_LIMIT, GroupSelection, Listed, MemoryQuery, Selection
+from web.me.on_file import HasRecord, origin_of
 
 __all__ = (
     "EntryView",
     "FiltersView",
     "GroupView",
     "MemoriesPage",
-    "MoreView",
     "OriginView",
     "OverrideView",
+    "Pieces",
     "PromotionConfirmView",
     "PromotionView",
     "RankingView",
@@ -47,6 +48,10 @@ __all__ = (
     "memories_page",
     "stated_by",
 )
+
+
+Pieces = tuple[tuple[str, bool], ...]
+"""A text cut where a search matched: each piece with whether the page marks it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,8 @@ class OverrideView:
     by: str
     group: str
     """The slug of the group the value is held in."""
+    pieces: Pieces = ()
+    """The text, marked where the search matched."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +109,11 @@ class EntryView:
     same_as: tuple[OverrideView, ...] = ()
     """The wider scopes that hold the very same text (as after publishing one's own note): said as
     such, never as a difference."""
+    key_pieces: Pieces = ()
+    fact_pieces: Pieces = ()
+    """The key and the fact, marked where the search matched."""
+    overridden_by: str = ""
+    """For a record a narrower one overrides: whose value applies instead ("" for one that applies)."""
 
     @property
     def forget_href(self) -> str:
@@ -117,16 +129,6 @@ class EntryView:
 
 
 @dataclass(frozen=True, slots=True)
-class MoreView:
-    """The link to the next chunk: a plain link to the group's next page, and the htmx cursor."""
-
-    href: str
-    hx_href: str
-    next_count: int
-    remaining: int
-
-
-@dataclass(frozen=True, slots=True)
 class GroupView:
     slug: str
     heading: str
@@ -135,10 +137,11 @@ class GroupView:
     matching: int
     count_words: str
     entries: tuple[EntryView, ...]
-    more: MoreView | None
     pager: PagerView | None
     empty: str
     """What an empty group says."""
+    jump: tuple[tuple[str, str], ...] = ()
+    """The fields a "go to page" form sends beside the page number: this view on the group's own view."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +153,8 @@ class FiltersView:
     """What each way of matching does, for the control's description."""
     groups: tuple[OptionView, ...]
     authors: tuple[OptionView, ...]
+    origins: tuple[OptionView, ...]
+    orders: tuple[OptionView, ...]
     active: bool
     clear_href: str
 
@@ -234,7 +239,7 @@ def memories_page(
         filters=_filters(selection),
         groups=tuple(group_view(g, query, entries) for g in selection.visible),
         focused=bool(query.group),
-        back=query.href(after=None),
+        back=query.href(),
         notice=notice,
         area_href=area_href,
         ranking=_ranking(selection),
@@ -295,21 +300,22 @@ def entry_view(
     promotion_targets: tuple[str, ...] = (),
 ) -> EntryView:
     """One entry as the page shows it, wherever it is on the page (an in-place step puts it back)."""
-    return _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets).build(entry)
+    builder = _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets)
+    return builder.build(Listed(entry.record, entry))
 
 
-def stated_by(entries: Iterable[DigestEntry], actor: Actor) -> set[str]:
+def stated_by(entries: Iterable[HasRecord], actor: Actor) -> set[str]:
     """The ids of the administrators who stated `entries`, as `actor`'s page names them."""
     return {
         ref
         for e in entries
-        if (ref := e.record.origin.actor_ref) and author_kind(e.record.origin, e.scope, actor) == "administrator"
+        if (ref := e.record.origin.actor_ref) and author_kind(e.record.origin, e.record.scope, actor) == "administrator"
     }
 
 
 def group_view(group: GroupSelection, query: MemoryQuery, entries: _EntryBuilder) -> GroupView:
-    focused = query.group == group.slug
     matching = len(group.matching)
+    paged = query.related or group.pages <= 1
     return GroupView(
         slug=group.slug,
         heading=group.words.heading,
@@ -318,10 +324,15 @@ def group_view(group: GroupSelection, query: MemoryQuery, entries: _EntryBuilder
         matching=matching,
         count_words=f"{matching:,} of {count_words(group.held)}" if query.filtered else count_words(matching),
         entries=tuple(entries.build(e) for e in group.shown),
-        more=None if focused and query.after is None else _more(group, query),
-        pager=_pager(group, query) if focused and query.after is None else None,
+        pager=None if paged else _pager(group, query),
         empty=_empty_filtered(query) if query.filtered else _empty_group(group),
+        jump=() if paged else _jump_fields(query, group.slug),
     )
+
+
+def _jump_fields(query: MemoryQuery, slug: str) -> tuple[tuple[str, str], ...]:
+    """What "go to page" sends beside the number it asks for: this view's filters, on the group."""
+    return tuple((n, v) for n, v in replace(query, group=slug, page=1).pairs() if v and n != "page")
 
 
 def _empty_filtered(query: MemoryQuery) -> str:
@@ -336,21 +347,12 @@ def _empty_group(group: GroupSelection) -> str:
     return f"Nothing is held for {group.words.held_for} yet."
 
 
-def _more(group: GroupSelection, query: MemoryQuery) -> MoreView | None:
-    if group.remaining <= 0 or not group.shown:
-        return None
-    next_start = group.start + len(group.shown)
-    return MoreView(
-        href=query.href(group=group.slug, page=next_start // PAGE_SIZE + 1, after=None) + f"#group-{group.slug}",
-        hx_href=query.href(group=group.slug, page=1, after=cursor_of(group.shown[-1])),
-        next_count=min(PAGE_SIZE, group.remaining),
-        remaining=group.remaining,
-    )
-
-
 def _pager(group: GroupSelection, query: MemoryQuery) -> PagerView | None:
+    """The group's pages; each is the group's own view (from the overview, its first page is the one
+    shown and its other pages lead there)."""
+
     def to(number: int) -> str:
-        return query.href(page=number, after=None) + f"#group-{group.slug}"
+        return query.href(group=group.slug, page=number) + f"#group-{group.slug}"
 
     shown, of = len(group.shown), len(group.matching)
     return pager(page=group.page, pages=group.pages, start=group.start, shown=shown, of=of, href=to)
@@ -372,15 +374,28 @@ def _filters(selection: Selection) -> FiltersView:
         OptionView("words", "Words", query.match == "words"),
         OptionView("related", "Related in meaning", query.match == "related"),
     )
+    origins = (
+        OptionView("", "Any, or none", not query.origin),
+        OptionView("present", "Still available", query.origin == "present"),
+        OptionView("gone", "No longer available", query.origin == "gone"),
+    )
+    orders = (
+        OptionView("newest", "Newest first", query.order == "newest"),
+        OptionView("oldest", "Oldest first", query.order == "oldest"),
+        OptionView("key", "By key, A to Z", query.order == "key"),
+    )
     return FiltersView(
         text=query.text,
         matches=matches,
         match_hint=(
-            "Words finds memories that contain your search. Related in meaning ranks them as your assistant "
+            "Words finds memories holding every word you type, in any order, including words that begin "
+            "with what you typed. Related in meaning ranks them as your assistant "
             f"does and shows the {RELATED_LIMIT} closest."
         ),
         groups=groups,
         authors=authors,
+        origins=origins,
+        orders=orders,
         active=query.filtered,
         clear_href=MemoryQuery().href(),
     )
@@ -395,7 +410,7 @@ def _short(group: GroupSelection) -> str:
 
 
 class _EntryBuilder:
-    """Turns digest entries into `EntryView`s for one person at one moment."""
+    """Turns listed records into `EntryView`s for one person at one moment, marking the search's words."""
 
     def __init__(
         self,
@@ -414,28 +429,45 @@ class _EntryBuilder:
         self._now = now
         self._conversation_url = conversation_url
         self._slugs = {g.scope: g.slug for g in selection.groups}
+        self._words = selection.words
 
-    def build(self, entry: DigestEntry) -> EntryView:
-        record = entry.record
-        kind = author_kind(record.origin, entry.scope, self._actor)
-        verdict = memory_forget_verdict(scope=entry.scope, actor=self._actor)
-        words = scope_words(entry.scope, self._actor)
+    def build(self, listed: Listed) -> EntryView:
+        record, entry = listed.record, listed.entry
+        kind = author_kind(record.origin, record.scope, self._actor)
+        verdict = memory_forget_verdict(scope=record.scope, actor=self._actor)
+        words = scope_words(record.scope, self._actor)
+        overrides = listed.overrides
         return EntryView(
             id=record.id,
-            key=entry.key,
-            fact=entry.text,
+            key=record.key,
+            fact=record.text,
             scope_words=f"Applies to {words.held_for}",
             author=kind,
             written_by=written_by(kind, record.origin, self._names),
             updated=time_view(record.updated_at, self._now),
             pinned=entry.pinned,
-            overrides=tuple(self._override(o) for o in entry.overrides if o.text != entry.text),
-            same_as=tuple(self._override(o) for o in entry.overrides if o.text == entry.text),
-            origin=self._origin(entry),
+            overrides=tuple(self._override(o) for o in overrides if o.text != record.text),
+            same_as=tuple(self._override(o) for o in overrides if o.text == record.text),
+            origin=self._origin(listed),
             forgettable=verdict.allowed,
             managed="" if verdict.allowed else words.managed,
             promotions=self._promotions(entry) if words.kind == "own" else (),
+            key_pieces=marked_pieces(record.key, self._words),
+            fact_pieces=marked_pieces(record.text, self._words),
+            overridden_by=self._overridden_by(listed),
         )
+
+    def _overridden_by(self, listed: Listed) -> str:
+        """For a record another of its key overrides: that it does not apply, and whose value does."""
+        if not listed.overridden:
+            return ""
+        winner = listed.entry.record
+        if scope_words(winner.scope, self._actor).kind != "own":
+            held_for = scope_words(winner.scope, self._actor).held_for
+            return f"Doesn't apply to you: the value held for {held_for} overrides it."
+        if winner.text == listed.record.text:
+            return "Your own note says the same, and that is the one that applies to you."
+        return "Doesn't apply to you: your own setting overrides it."
 
     def _override(self, override: Override) -> OverrideView:
         return OverrideView(
@@ -443,6 +475,7 @@ class _EntryBuilder:
             text=override.text,
             by=override_by(override.author, override.scope, self._actor),
             group=self._slugs.get(override.scope, ""),
+            pieces=marked_pieces(override.text, self._words),
         )
 
     def _promotions(self, entry: DigestEntry) -> tuple[PromotionView, ...]:
@@ -457,7 +490,7 @@ class _EntryBuilder:
             if s not in published
         )
 
-    def _origin(self, entry: DigestEntry) -> OriginView | None:
+    def _origin(self, entry: HasRecord) -> OriginView | None:
         origin = origin_of(entry)
         if origin.thread_id is None:
             return None

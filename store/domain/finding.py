@@ -1,0 +1,169 @@
+"""Finding memories by their words on the person's page, and the orders the page lists them in.
+
+The page's search is not the turn's ranking (`store.domain.relevance`): it keeps every memory that
+holds every word typed, and leaves the order to the person. Its rules:
+
+- **Words are cut as a turn's are** (ICU's word boundaries, so Chinese, Japanese and Thai divide into
+  words by a dictionary, and "fiscal-year" is two words), then **folded**: case-folded, decomposed
+  (NFKD), stripped of their accents (the combining diacritical marks, U+0300–U+036F and their
+  extensions) and recomposed. So "Kilometres", "KILOMETRES" and "kilomètres" are one word, "Straße"
+  and "strasse" one, and "Ćevapi" is found by "cevapi". The marks that are letters' own parts in
+  other scripts stay: Japanese "が" is not "か", Thai "ง่าย" is not "งาย".
+- **Every word of the search must match a word of the memory, in any order.** A search word matches
+  a memory word that begins with it ("kilom" finds "kilometres"). A search word of four letters or
+  more ending in "s" also matches its singular, as a whole word: the word without that "s", or
+  without "es" after "s", "x", "z", "ch" or "sh". So "Thursdays" finds "Thursday", "reports" finds
+  "report", "boxes" finds "box", and "miles" finds "mile" but not "mileage". A search with no words
+  (only punctuation or spaces) matches everything.
+- **Where a memory's words are** is the same cut over its own text, with each word's place in it,
+  so the page marks exactly the words that matched (`marked_pieces`).
+
+Folding a text costs a segmentation by ICU; the folded form of a text depends on nothing else, so it
+is kept for the most recent texts (`folded`), and a page over ten thousand memories folds only the
+texts it has not seen before.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from datetime import datetime
+from functools import lru_cache
+from typing import Literal, get_args
+
+import icu
+
+from store.domain.relevance import word_boundaries
+
+__all__ = (
+    "FOLD_CACHE_SIZE",
+    "ORDERS",
+    "Order",
+    "fold",
+    "folded",
+    "marked_pieces",
+    "matches_all",
+    "order_key",
+    "search_words",
+    "word_spans",
+)
+
+Order = Literal["newest", "oldest", "key"]
+ORDERS: tuple[Order, ...] = get_args(Order)
+FOLD_CACHE_SIZE = 1 << 16
+"""How many texts' folded words are kept: a few people's pages of ten thousand memories each."""
+_NOT_WORD_CHAR = re.compile(r"\W")
+_WORD_STATUS = icu.UWordBreak.NONE_LIMIT
+_PIECE = re.compile(r"\S+")
+_ES_PLURALS = ("ses", "xes", "zes", "ches", "shes")
+_ACCENTS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
+def fold(word: str) -> str:
+    """A word as searches compare it: case-folded, without accents, recomposed."""
+    return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFKD", word.casefold())))
+
+
+def word_spans(text: str) -> list[tuple[int, int, str]]:
+    """Every word of `text` as (start, end, folded word), with `text[start:end]` the word as written."""
+    if not text:
+        return []
+    wide = any(ord(c) > 0xFFFF for c in text)
+    # ICU counts offsets in UTF-16 units: past the Basic Multilingual Plane they are not Python's.
+    source = icu.UnicodeString(text) if wide else text
+    at = _utf16_to_index(text) if wide else None
+    boundaries = word_boundaries()
+    boundaries.setText(source)
+    spans: list[tuple[int, int, str]] = []
+    start = 0
+    for end in boundaries:
+        if boundaries.getRuleStatus() >= _WORD_STATUS:
+            first = at[start] if at else start
+            piece = text[first : at[end] if at else end]
+            # Marks stay with their word; any other character that is not a letter, digit or
+            # underscore separates (the same substitution keeps every offset in place).
+            for found in _PIECE.finditer(_NOT_WORD_CHAR.sub(_mark_or_space, piece)):
+                word = fold(found[0])
+                if word.strip("_"):
+                    spans.append((first + found.start(), first + found.end(), word))
+        start = end
+    return spans
+
+
+def _utf16_to_index(text: str) -> dict[int, int]:
+    positions = {0: 0}
+    units = 0
+    for index, char in enumerate(text, 1):
+        units += 2 if ord(char) > 0xFFFF else 1
+        positions[units] = index
+    return positions
+
+
+def _mark_or_space(found: re.Match[str]) -> str:
+    return found[0] if unicodedata.category(found[0]).startswith("M") else " "
+
+
+@lru_cache(maxsize=FOLD_CACHE_SIZE)
+def folded(text: str) -> str:
+    """The folded words of `text` between spaces (" road distances in miles "): a search word begins a
+    word of the text exactly when " " + it is in this string, and is one when " " + it + " " is."""
+    return " " + "".join(word + " " for _, _, word in word_spans(text))
+
+
+def search_words(query: str) -> tuple[str, ...]:
+    """The words of a search, folded, each once, in the order typed."""
+    return tuple(dict.fromkeys(word for _, _, word in word_spans(query)))
+
+
+@lru_cache(maxsize=1024)
+def _needles(word: str) -> tuple[str, ...]:
+    """What a search word looks for in a folded text: a word it begins, or its singular as a whole
+    word (see the module docstring)."""
+    found = [" " + word]
+    if len(word) >= 4 and word.endswith("s"):
+        found.append(f" {word[:-1]} ")
+        if word.endswith(_ES_PLURALS):
+            found.append(f" {word[:-2]} ")
+    return tuple(found)
+
+
+def matches_all(words: Sequence[str], texts: Sequence[str]) -> bool:
+    """Whether every search word begins a word of one of `texts` (each already `folded`)."""
+    return all(any(needle in text for needle in _needles(word) for text in texts) for word in words)
+
+
+def marked_pieces(text: str, words: Sequence[str]) -> tuple[tuple[str, bool], ...]:
+    """`text` cut into pieces, each with whether it is a word a search word matched: the page marks
+    those. Without search words, the whole text as one unmarked piece."""
+    if not words:
+        return ((text, False),) if text else ()
+    pieces: list[tuple[str, bool]] = []
+    done = 0
+    for start, end, word in word_spans(text):
+        if not any(_begins(word, w) for w in words):
+            continue
+        if start > done:
+            pieces.append((text[done:start], False))
+        pieces.append((text[start:end], True))
+        done = end
+    if done < len(text):
+        pieces.append((text[done:], False))
+    return tuple(pieces)
+
+
+def _begins(word: str, search: str) -> bool:
+    """Whether the search word matches this one folded word of a memory."""
+    spaced = f" {word} "
+    return any(spaced.startswith(needle) for needle in _needles(search))
+
+
+def order_key(order: Order, *, key: str, updated_at: datetime, scope_rank: int, record_id: str) -> tuple[object, ...]:
+    """How the page sorts a memory: `newest` (the default) by when it was last written, newest first;
+    `oldest` the reverse; `key` by its folded key. Ties go to the narrower scope, then the key as
+    written, then the id, so the order is the same on every request."""
+    tie = (scope_rank, key, record_id)
+    if order == "key":
+        return (fold(key), *tie)
+    moment = updated_at.timestamp()
+    return (-moment if order == "newest" else moment, *tie)
