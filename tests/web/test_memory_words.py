@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from store import Actor, DigestEntry, MemoryOrigin
+from store import Actor, MemoryOrigin
 from store.persistence.registry import Origin
 from tests.web.builders import make_record
 from web.kit.words import author_kind, exact_time, relative_time, scope_words
