@@ -35,7 +35,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 from sqlalchemy import select
@@ -375,16 +375,17 @@ def render(figures: list[Figure]) -> str:
     return "\n".join([*lines, *(["", *notes] if notes else [])])
 
 
+AnyFigure = TypeVar("AnyFigure")
 NewDatabase = Callable[[str], Awaitable[str]]
 """Makes a migrated, empty database by name on one backend, and answers its URL."""
 
 
 async def on_backends(
-    backends: Sequence[str], figures_of: Callable[[str, NewDatabase], Awaitable[list[Figure]]]
-) -> list[Figure]:
+    backends: Sequence[str], figures_of: Callable[[str, NewDatabase], Awaitable[list[AnyFigure]]]
+) -> list[AnyFigure]:
     """`figures_of(backend, new_database)` on each of `backends`: SQLite files in a folder of their own,
     PostgreSQL databases on a throwaway server (skipped, saying why, where its binaries are missing)."""
-    figures: list[Figure] = []
+    figures: list[AnyFigure] = []
     if "sqlite" in backends:
         with tempfile.TemporaryDirectory(prefix="onfile-bench-") as folder:
 

@@ -27,14 +27,15 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from operator import attrgetter
 from typing import Literal, get_args
 
 import icu
 
 from store.domain.relevance import word_boundaries
+from store.domain.types import MemoryRecord
 
 __all__ = (
     "FOLD_CACHE_SIZE",
@@ -42,11 +43,13 @@ __all__ = (
     "Order",
     "fold",
     "folded",
+    "folded_memory",
+    "in_page_order",
     "marked_pieces",
     "matches_all",
-    "order_key",
     "search_words",
     "word_spans",
+    "words_pattern",
 )
 
 Order = Literal["newest", "oldest", "key"]
@@ -128,9 +131,24 @@ def _needles(word: str) -> tuple[str, ...]:
     return tuple(found)
 
 
-def matches_all(words: Sequence[str], texts: Sequence[str]) -> bool:
+@lru_cache(maxsize=1024)
+def words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    """A pattern that matches a `folded` text (or several joined) holding every one of `words`: one
+    look-ahead per word, for any of its needles, so the whole test runs in the regular expression
+    engine rather than word by word in Python."""
+    ahead = ("(?=.*?(?:" + "|".join(re.escape(n) for n in _needles(word)) + "))" for word in words)
+    return re.compile("".join(ahead), re.DOTALL)
+
+
+def matches_all(words: tuple[str, ...], texts: Sequence[str]) -> bool:
     """Whether every search word begins a word of one of `texts` (each already `folded`)."""
-    return all(any(needle in text for needle in _needles(word) for text in texts) for word in words)
+    return words_pattern(words).match("".join(texts)) is not None
+
+
+@lru_cache(maxsize=FOLD_CACHE_SIZE)
+def folded_memory(key: str, text: str) -> str:
+    """A memory's key and fact, folded and joined: what a search by words looks in."""
+    return folded(key) + folded(text)
 
 
 def marked_pieces(text: str, words: Sequence[str]) -> tuple[tuple[str, bool], ...]:
@@ -158,12 +176,17 @@ def _begins(word: str, search: str) -> bool:
     return any(spaced.startswith(needle) for needle in _needles(search))
 
 
-def order_key(order: Order, *, key: str, updated_at: datetime, scope_rank: int, record_id: str) -> tuple[object, ...]:
-    """How the page sorts a memory: `newest` (the default) by when it was last written, newest first;
-    `oldest` the reverse; `key` by its folded key. Ties go to the narrower scope, then the key as
-    written, then the id, so the order is the same on every request."""
-    tie = (scope_rank, key, record_id)
+def in_page_order(order: Order, records: Iterable[MemoryRecord]) -> list[MemoryRecord]:
+    """Records held at one scope as the page lists them: `newest` (the default) by when each was last
+    written, newest first; `oldest` the reverse; `key` by the folded key. Ties go to the key as
+    written, then the id, so the order is the same on every request. (Two stable sorts, the tie
+    first: a sort in reverse keeps equal items in their order.)"""
+    by_tie = sorted(records, key=attrgetter("key", "id"))
     if order == "key":
-        return (fold(key), *tie)
-    moment = updated_at.timestamp()
-    return (-moment if order == "newest" else moment, *tie)
+        return sorted(by_tie, key=lambda r: _folded_key(r.key))
+    return sorted(by_tie, key=attrgetter("updated_at"), reverse=order == "newest")
+
+
+@lru_cache(maxsize=FOLD_CACHE_SIZE)
+def _folded_key(key: str) -> str:
+    return fold(key)

@@ -6,14 +6,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from store import MemoryOrigin, MemoryRecord
 from store.domain.finding import (
     ORDERS,
     Order,
     fold,
     folded,
+    in_page_order,
     marked_pieces,
     matches_all,
-    order_key,
     search_words,
     word_spans,
 )
@@ -132,28 +133,29 @@ def test_the_words_a_search_matched_are_marked_where_they_are_written(
 NOW = datetime(2026, 12, 5, tzinfo=UTC)
 
 
+def record(record_id: str, key: str, days_ago: float) -> MemoryRecord:
+    origin = MemoryOrigin(author="agent")
+    return MemoryRecord(record_id, key, "fact", "actor:ada", origin, NOW - timedelta(days=days_ago))
+
+
 @pytest.mark.parametrize(
     ("order", "expected"),
     [
-        ("newest", ["b-new", "a-new-wide", "c-mid", "a-old"]),
-        ("oldest", ["a-old", "c-mid", "b-new", "a-new-wide"]),
-        ("key", ["a-old", "a-new-wide", "b-new", "c-mid"]),
+        ("newest", ["m_b", "m_a1", "m_a2", "m_c", "m_old"]),
+        ("oldest", ["m_old", "m_c", "m_a1", "m_a2", "m_b"]),
+        ("key", ["m_old", "m_a1", "m_a2", "m_b", "m_c"]),
     ],
 )
-def test_the_page_sorts_by_newest_oldest_or_key_and_ties_go_to_the_narrower_scope(
+def test_the_page_sorts_by_newest_oldest_or_key_and_ties_go_to_the_key_then_the_id(
     order: Order, expected: list[str]
 ) -> None:
-    memories = [
-        ("c-mid", "Charlie", NOW - timedelta(days=2), 0),
-        ("a-old", "alpha", NOW - timedelta(days=9), 0),
-        ("a-new-wide", "Alpha", NOW, 1),
-        ("b-new", "bravo", NOW, 0),
+    records = [
+        record("m_c", "charlie", 2),
+        record("m_old", "Alpha", 9),
+        record("m_a2", "alpha", 0),
+        record("m_a1", "alpha", 0),
+        record("m_b", "Bravo", -1),
     ]
 
-    ordered = sorted(
-        memories,
-        key=lambda m: order_key(order, key=m[1], updated_at=m[2], scope_rank=m[3], record_id=m[0]),
-    )
-
-    assert [m[0] for m in ordered] == expected
+    assert [r.id for r in in_page_order(order, records)] == expected
     assert order in ORDERS

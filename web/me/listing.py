@@ -34,11 +34,11 @@ from dataclasses import dataclass, replace
 from typing import ClassVar, Literal, get_args
 
 from store import Actor, DigestEntry, MemoryRecord, Override
-from store.domain.finding import ORDERS, Order, folded, matches_all, order_key, search_words
+from store.domain.finding import ORDERS, Order, folded, folded_memory, in_page_order, search_words, words_pattern
 from store.persistence.registry import Origin
 from web.kit.paging import MAX_QUERY_CHARS, ListQuery, page_number, search_text
 from web.kit.words import AuthorKind, ScopeWords, author_kind, scope_words
-from web.me.on_file import OnFile, origin_of
+from web.me.on_file import OnFile
 
 __all__ = (
     "MAX_QUERY_CHARS",
@@ -174,7 +174,7 @@ class GroupSelection:
     slug: str
     words: ScopeWords
     held: int
-    matching: tuple[Listed, ...]
+    matching: tuple[MemoryRecord, ...]
     shown: tuple[Listed, ...]
     start: int
     """The index in `matching` of the first shown record."""
@@ -224,8 +224,7 @@ class Selection:
 
 def listed_records(on_file: OnFile) -> list[Listed]:
     """Every record on file with the entry of its key."""
-    by_key = {e.key: e for e in on_file.entries}
-    return [Listed(r, by_key[r.key]) for r in on_file.records if r.key in by_key]
+    return [Listed(r, on_file.entry_of(r)) for r in on_file.records]
 
 
 def select_entries(
@@ -237,44 +236,43 @@ def select_entries(
 ) -> Selection:
     """`related`: for a related search, the keys the store ranked first, best first (records of other
     keys do not match); ignored otherwise. `resolving`: the origins that still resolve among every
-    record's, needed only by a filter by origin (without it, that filter keeps nothing)."""
-    ranks_of_scope = {scope: n for n, scope in enumerate(on_file.scopes)}
-    by_scope: dict[str, list[Listed]] = {scope: [] for scope in on_file.scopes}
-    for listed in listed_records(on_file):
-        by_scope[listed.scope].append(listed)
+    record's, needed only by a filter by origin (without it, that filter keeps nothing).
+
+    Only the shown records are made into `Listed` entries; the rest stay records, so a page over ten
+    thousand memories sorts and counts them without building anything per record."""
+    by_scope: dict[str, list[MemoryRecord]] = {scope: [] for scope in on_file.scopes}
+    for record in on_file.records:
+        by_scope[record.scope].append(record)
     named = _named_groups(by_scope, actor)
     if query.group not in {slug for _, slug, _ in named}:
         query = replace(query, group="", page=1)
-    on_file_keys = {e.key for e in on_file.entries}
-    ranks = {key: n for n, key in enumerate(k for k in dict.fromkeys(related) if k in on_file_keys)}
+    ranks: dict[str, int] = {}
+    if query.related:
+        on_file_keys = {r.key for r in on_file.records}
+        ranks = {key: n for n, key in enumerate(k for k in dict.fromkeys(related) if k in on_file_keys)}
     words = () if query.related else search_words(query.text)
-    keep = _Filter(query, words, actor, resolving or frozenset())
+    keep = _Filter(query, words, actor, resolving or frozenset(), on_file)
     groups = []
     for scope, slug, scope_named in named:
         held = by_scope[scope]
-        matching = [e for e in held if keep(e)]
+        kept = keep.kept(held)
         if query.related:
-            matching = sorted((e for e in matching if e.key in ranks), key=lambda e: ranks[e.key])
+            matching = sorted((r for r in kept if r.key in ranks), key=lambda r: ranks[r.key])
         else:
-            rank = ranks_of_scope[scope]
-            matching.sort(
-                key=lambda e: order_key(
-                    query.order, key=e.key, updated_at=e.record.updated_at, scope_rank=rank, record_id=e.record.id
-                )
-            )
+            matching = in_page_order(query.order, kept)
         start = _start(len(matching), query.page) if slug == query.group and not query.related else 0
-        shown = tuple(matching[start : start + PAGE_SIZE])
+        shown = tuple(Listed(r, on_file.entry_of(r)) for r in matching[start : start + PAGE_SIZE])
         groups.append(GroupSelection(scope, slug, scope_named, len(held), tuple(matching), shown, start))
     return Selection(
         query=query,
         total=len(on_file.records),
-        related=len(ranks) if query.related else 0,
+        related=len(ranks),
         groups=tuple(groups),
         words=words,
     )
 
 
-def _named_groups(by_scope: Mapping[str, list[Listed]], actor: Actor) -> list[tuple[str, str, ScopeWords]]:
+def _named_groups(by_scope: Mapping[str, list[MemoryRecord]], actor: Actor) -> list[tuple[str, str, ScopeWords]]:
     """Each scope with its slug and words; two scopes of one kind are numbered apart ("shared-x-2")."""
     slugs: Counter[str] = Counter()
     named = []
@@ -286,28 +284,53 @@ def _named_groups(by_scope: Mapping[str, list[Listed]], actor: Actor) -> list[tu
 
 
 class _Filter:
-    """Whether a listed record passes the author, origin and word filters."""
+    """Whether a record passes the author, origin and word filters."""
 
-    def __init__(self, query: MemoryQuery, words: tuple[str, ...], actor: Actor, resolving: frozenset[Origin]) -> None:
+    def __init__(
+        self, query: MemoryQuery, words: tuple[str, ...], actor: Actor, resolving: frozenset[Origin], on_file: OnFile
+    ) -> None:
         self._author = query.author
         self._origin = query.origin
-        self._words = words
         self._actor = actor
         self._resolving = resolving
+        self._pattern = words_pattern(words) if words else None
+        # The record that applies for a key held at several scopes is found by its wider values too.
+        self._wider = {
+            e.record.id: "".join(folded(o.text) for o in e.overrides)
+            for e in (on_file.contested if words else {}).values()
+        }
+        self.narrows = bool(self._author or self._origin or words)
 
-    def __call__(self, listed: Listed) -> bool:
-        record = listed.record
+    def kept(self, records: list[MemoryRecord]) -> list[MemoryRecord]:
+        """The records that pass. A search by words alone, the common case over thousands, runs as one
+        comprehension: a cached lookup and one match of the pattern per record."""
+        if not self.narrows:
+            return records
+        if self._author or self._origin or self._pattern is None:
+            return [r for r in records if self(r)]
+        match, wider = self._pattern.match, self._wider
+        return [
+            r
+            for r in records
+            if match(folded_memory(r.key, r.text) + wider[r.id] if r.id in wider else folded_memory(r.key, r.text))
+        ]
+
+    def __call__(self, record: MemoryRecord) -> bool:
         if self._author and author_kind(record.origin, record.scope, self._actor) != self._author:
             return False
-        if self._origin:
-            if record.origin.thread_id is None:
-                return False
-            if (origin_of(listed) in self._resolving) != (self._origin == "present"):
-                return False
-        if not self._words:
+        if self._origin and not self._origin_kept(record.origin.thread_id, record.origin.run_id):
+            return False
+        if self._pattern is None:
             return True
-        texts = [folded(record.key), folded(record.text), *(folded(o.text) for o in listed.overrides)]
-        return matches_all(self._words, texts)
+        found = folded_memory(record.key, record.text)
+        wider = self._wider.get(record.id)
+        return self._pattern.match(found if wider is None else found + wider) is not None
+
+    def _origin_kept(self, thread_id: str | None, run_id: str | None) -> bool:
+        """A memory that came from no conversation is neither still there nor gone."""
+        if thread_id is None:
+            return False
+        return (Origin(thread_id, run_id) in self._resolving) == (self._origin == "present")
 
 
 def _start(matching: int, page: int) -> int:

@@ -9,11 +9,21 @@ all of them in one query).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Protocol
 
-from store import Actor, DigestEntry, MemoryRecord, ScopeContext, in_render_order, resolve_digest
+from store import (
+    Actor,
+    DigestEntry,
+    MemoryRecord,
+    ScopeContext,
+    in_render_order,
+    normalise_scopes,
+    resolve_digest,
+)
 from store.memory import records_on_file
 from store.persistence.registry import Origin
 from web.services import Services
@@ -28,37 +38,46 @@ class HasRecord(Protocol):
     def record(self) -> MemoryRecord: ...
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class OnFile:
-    """Everything that applies to one person: the resolver's scopes (narrowest first), the entries in
-    render order (pinned first, then scope order, then key), and every record the entries resolve."""
+    """Everything that applies to one person: the resolver's scopes (narrowest first) and every record
+    held at one of them. Resolved on first use, and only as far as asked: `entries` resolves every
+    key; `contested` only the keys held at more than one scope, which is all a page of records needs
+    (a key held once is its own entry)."""
 
     scopes: tuple[str, ...]
-    entries: tuple[DigestEntry, ...]
-    records: tuple[MemoryRecord, ...] = ()
+    records: tuple[MemoryRecord, ...]
+
+    @cached_property
+    def entries(self) -> tuple[DigestEntry, ...]:
+        """Every key's entry, in render order (pinned first, then scope order, then key)."""
+        return tuple(in_render_order(resolve_digest(self.records, scopes=self.scopes, max_memories=None)))
+
+    @cached_property
+    def contested(self) -> dict[str, DigestEntry]:
+        """The entries of the keys held at more than one scope, by key."""
+        held = Counter(r.key for r in self.records)
+        shared = [r for r in self.records if held[r.key] > 1]
+        return {e.key: e for e in resolve_digest(shared, scopes=self.scopes, max_memories=None).entries}
+
+    def entry_of(self, record: MemoryRecord) -> DigestEntry:
+        """The entry of `record`'s key: the record that applies and the wider values it overrides."""
+        return self.contested.get(record.key) or DigestEntry(record, pinned=record.pinned)
 
     def without(self, entry: DigestEntry) -> OnFile:
-        """The same set once `entry`'s winning record is gone, while none it overrode comes back (the
-        caller reads again when one does)."""
-        gone = entry.record.id
-        return OnFile(
-            self.scopes,
-            tuple(e for e in self.entries if e is not entry),
-            tuple(r for r in self.records if r.id != gone),
-        )
+        """The same set once `entry`'s winning record is gone."""
+        return OnFile(self.scopes, tuple(r for r in self.records if r.id != entry.record.id))
 
 
 async def on_file(services: Services, actor: Actor, thread_id: str | None = None) -> OnFile:
     scopes, records = await records_on_file(services.memory, ScopeContext(actor=actor, thread_id=thread_id))
-    return on_file_of(scopes, records)
+    return OnFile(scopes, records)
 
 
 def on_file_of(scopes: Sequence[str], records: Iterable[MemoryRecord]) -> OnFile:
-    """The set that applies at `scopes` (narrowest first), resolved from the records held there."""
-    held = tuple(records)
-    digest = resolve_digest(held, scopes=scopes, max_memories=None)
-    applying = set(digest.scopes)
-    return OnFile(digest.scopes, tuple(in_render_order(digest)), tuple(r for r in held if r.scope in applying))
+    """The set that applies at `scopes` (narrowest first), of the records held at one of them."""
+    applying = normalise_scopes(scopes)
+    return OnFile(applying, tuple(r for r in records if r.scope in applying))
 
 
 def origin_of(entry: HasRecord) -> Origin:
