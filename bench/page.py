@@ -105,16 +105,25 @@ async def page_figures(backend: str, new_database: NewDatabase, *, memories: int
         oidc_client_id="onfile",
         oidc_client_secret=secrets.token_urlsafe(16),
     )
-    services = await open_services(settings, migrate=False)
-    floor_engine = open_engine(url)
+    # The application opens its own services in the event loop its client runs it in (asyncpg's
+    # connections belong to the loop that made them); these seed the data and the session first.
+    seeding = await open_services(settings, migrate=False)
     try:
-        await seed_demo(services, max_memories=memories)
+        await seed_demo(seeding, max_memories=memories)
         max_person = next(p for p in DEMO_PEOPLE if p.sub == "max")
         actor = Actor(max_person.sub, max_person.tenant, max_person.roles)
-        scopes = ("actor:max", f"tenant:{max_person.tenant}", "global")
-        app = create_app(settings, services=services)
-        async with AsyncTestClient(app=app, base_url="http://127.0.0.1:8000") as client, RawReader(floor_engine) as raw:
-            await _log_in(services, client, actor, max_person.name)
+        session = await _session(seeding, actor, max_person.name)
+    finally:
+        await seeding.close()
+    scopes = ("actor:max", f"tenant:{max_person.tenant}", "global")
+    floor_engine = open_engine(url)
+    try:
+        app = create_app(settings)
+        async with (
+            AsyncTestClient(app=app, base_url="http://127.0.0.1:8000") as client,
+            RawReader(floor_engine) as raw,
+        ):
+            client.cookies.set(SESSION_COOKIE, session)
             figures = []
             for case, path in CASES:
                 page = _page(client, path)
@@ -134,12 +143,11 @@ async def page_figures(backend: str, new_database: NewDatabase, *, memories: int
             return figures
     finally:
         await floor_engine.dispose()
-        await services.close()
 
 
-async def _log_in(services: Services, client: AsyncTestClient[Litestar], actor: Actor, name: str) -> None:
+async def _session(services: Services, actor: Actor, name: str) -> str:
     person = Person(actor=actor, name=name, email=f"{actor.id}@example.com", id_token="")
-    client.cookies.set(SESSION_COOKIE, await start_session(services, person, None))
+    return await start_session(services, person, None)
 
 
 def _page(client: AsyncTestClient[Litestar], path: str) -> Callable[[], Awaitable[None]]:
