@@ -64,7 +64,7 @@ def test_a_published_fact_reaches_the_end_user_and_the_preview(
 
     page = ada.new_page()
     page.goto(f"{server.base_url}/")
-    units = page.locator("[data-entry][data-key='units']")
+    units = page.locator("[data-entry='mem_a2']")
     expect(units.locator("[data-fact]")).to_have_text("she wants road distances in miles for the UK depots")
     expect(units.locator("[data-override='organisation'] q")).to_have_text(PUBLISHED)
     expect(page.locator("[data-action='administration']")).to_have_count(0)

@@ -38,7 +38,7 @@ def test_a_person_sees_overrides_and_dangling_origins_forgets_and_logs_out(
     log_in(page, server, "ada")
 
     expect(page.locator("h1")).to_have_text("What's on file about you")
-    units = page.locator("[data-entry][data-key='units']")
+    units = page.locator("[data-entry='mem_a2']")
     expect(units.locator("[data-fact]")).to_have_text("she wants road distances in miles for the UK depots")
     expect(units.locator("[data-override]")).to_contain_text("report distances in kilometres")
     expect(page.locator("[data-entry][data-key='report-day'] [data-badge='origin-gone']")).to_be_visible()

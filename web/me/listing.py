@@ -200,6 +200,8 @@ class Selection:
     """Every group, in the resolver's order, whether or not it is visible."""
     words: tuple[str, ...] = ()
     """The folded words of a search by words, which the page marks where they matched."""
+    keys: int = 0
+    """How many keys are on file (a key held at several scopes once): what a related search ranks."""
 
     @property
     def visible(self) -> tuple[GroupSelection, ...]:
@@ -247,6 +249,7 @@ def select_entries(
     if query.group not in {slug for _, slug, _ in named}:
         query = replace(query, group="", page=1)
     ranks: dict[str, int] = {}
+    on_file_keys: set[str] = set()
     if query.related:
         on_file_keys = {r.key for r in on_file.records}
         ranks = {key: n for n, key in enumerate(k for k in dict.fromkeys(related) if k in on_file_keys)}
@@ -269,6 +272,7 @@ def select_entries(
         related=len(ranks),
         groups=tuple(groups),
         words=words,
+        keys=len(on_file_keys) if query.related else 0,
     )
 
 

@@ -252,11 +252,11 @@ def _ranking(selection: Selection) -> RankingView | None:
     query = selection.query
     if not query.related:
         return None
-    ranked, total = selection.related, selection.total
-    within = ", within your other filters" if query.group or query.author else ""
+    ranked = selection.related
+    within = ", within your other filters" if query.group or query.author or query.origin else ""
     shown = (
-        f"Showing all {count_words(total)} on file, closest first{within}"
-        if ranked >= total
+        f"Showing all {count_words(selection.total)} on file, closest first{within}"
+        if ranked >= selection.keys
         else f"Showing the {ranked:,} closest{within}"
     )
     lead = "Ranked by how close in meaning each memory is to your search, as the assistant ranks them."
