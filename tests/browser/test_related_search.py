@@ -31,7 +31,7 @@ def test_a_person_finds_how_far_by_meaning_and_the_address_keeps_the_choice(
     first = page.locator("[data-entry]").first
     expect(first).to_have_attribute("data-key", "units")
     expect(first.locator("[data-fact]")).to_have_text("she wants road distances in miles for the UK depots")
-    expect(page.locator("[data-ranking='related']")).to_contain_text("Showing all 8 memories on file, closest first.")
+    expect(page.locator("[data-ranking='related']")).to_contain_text("Showing all 11 memories on file, closest first.")
     expect(page.locator("#summary")).to_contain_text("closest in meaning to your search")
     expect(page.locator("[data-pager]")).to_have_count(0)
     assert parse_qs(urlsplit(page.url).query) == {"q": ["how far is it"], "match": ["related"]}
