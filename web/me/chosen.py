@@ -102,8 +102,9 @@ async def _choice(
     if not everything:
         return chosen_reach(actor, found.entries, ids)
     selection, _ = await selected(visit, found, query)
+    records = (r for group in selection.visible for r in group.matching)
     # A wider value the person's own beats is not theirs to forget: it is left out, as a shared fact is.
-    return matching_reach(actor, [m.entry for g in selection.visible for m in g.matching if not m.overridden])
+    return matching_reach(actor, [e for r in records if (e := found.entry_of(r)).record.id == r.id])
 
 
 def _choice_problem(choice: Choice) -> ProblemView:
