@@ -63,7 +63,7 @@ from web.me.pages import (
     undo_forget,
 )
 from web.me.readback import delete_memory, list_memories
-from web.me.waiting import approve_waiting, discard_waiting, pause_memory, waiting_api, waiting_page
+from web.me.waiting import pause_memory, settle_waiting, waiting_api, waiting_page
 from web.openapi_document import REQUEST_BODIES, SCHEMA_PATH, ExactBodiesJsonRenderPlugin, names_nothing_in_the_schema
 from web.services import Services, open_services
 from web.settings import Settings
@@ -182,8 +182,7 @@ def create_app(
             looked_json,
             pause_memory,
             waiting_page,
-            approve_waiting,
-            discard_waiting,
+            settle_waiting,
             waiting_api,
             admin_pages_router,
             admin_api_router,

@@ -37,10 +37,9 @@ from web.services import Services
 
 __all__ = (
     "ControlsView",
-    "approve_waiting",
     "controls_view",
-    "discard_waiting",
     "pause_memory",
+    "settle_waiting",
     "waiting_api",
     "waiting_page",
 )
@@ -140,26 +139,24 @@ async def _settle(
 SettleBody = Annotated[SettleForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
 
 
-@post("/memories/waiting/{pending_id:str}/approve", name="approve_waiting", status_code=303, include_in_schema=False)
-async def approve_waiting(
+@post(
+    "/memories/waiting/{pending_id:str}/{decision:str}", name="settle_waiting", status_code=303, include_in_schema=False
+)
+async def settle_waiting(
     request: HTMXRequest,
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
     pending_id: FromPath[str],
+    decision: FromPath[str],
     data: SettleBody,
 ) -> Response[str] | Redirect:
-    return await _settle(request, services, viewer, pending_id, "approve")
+    """`approve` or `discard` one waiting note; any other decision is an address that is not here."""
+    if decision not in _DECISIONS:
+        return Response(GONE, status_code=404, media_type=MediaType.TEXT, headers=_HEADERS)
+    return await _settle(request, services, viewer, pending_id, _DECISIONS[decision])
 
 
-@post("/memories/waiting/{pending_id:str}/discard", name="discard_waiting", status_code=303, include_in_schema=False)
-async def discard_waiting(
-    request: HTMXRequest,
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    pending_id: FromPath[str],
-    data: SettleBody,
-) -> Response[str] | Redirect:
-    return await _settle(request, services, viewer, pending_id, "discard")
+_DECISIONS: dict[str, Literal["approve", "discard"]] = {"approve": "approve", "discard": "discard"}
 
 
 class WaitingNoteOut(msgspec.Struct, rename="camel", frozen=True):
