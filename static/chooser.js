@@ -23,6 +23,7 @@
       line.setAttribute("data-idle", line.textContent);
     }
     line.textContent = ticked === 0 ? line.getAttribute("data-idle") : ticked.toLocaleString() + " ticked.";
+    line.toggleAttribute("data-ticked", ticked > 0);
     const page = document.querySelector("[data-select-page]");
     if (page !== null) {
       page.checked = ticked > 0 && ticked === boxes().length;

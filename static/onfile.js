@@ -11,6 +11,9 @@
 (function () {
   "use strict";
 
+  // Marks the page as scripted: a form whose changes apply by themselves hides its submit button.
+  document.documentElement.setAttribute("data-scripted", "");
+
   function noticeArea() {
     let area = document.getElementById("notice");
     if (area === null) {
