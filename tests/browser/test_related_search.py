@@ -34,7 +34,7 @@ def test_a_person_finds_how_far_by_meaning_and_the_address_keeps_the_choice(
     expect(page.locator("[data-ranking='related']")).to_contain_text("Showing all 11 memories on file, closest first.")
     expect(page.locator("#summary")).to_contain_text("closest in meaning to your search")
     expect(page.locator("[data-pager]")).to_have_count(0)
-    assert parse_qs(urlsplit(page.url).query) == {"q": ["how far is it"], "match": ["related"]}
+    assert parse_qs(urlsplit(page.url).query) == {"q": ["how far is it"], "match": ["related"], "sort": ["newest"]}
     page.screenshot(path=str(artifacts / "dashboard-related.png"), full_page=True)
 
     page.reload()  # the address alone brings the same view back
