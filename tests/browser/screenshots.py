@@ -52,7 +52,7 @@ class Shot:
 
 def _search_pallet(page: Page) -> None:
     page.fill("[data-filter='text']", "pallet")
-    page.click("[data-action='filter']")
+    page.press("[data-filter='text']", "Enter")  # a phone with JavaScript has no Filter button: changes apply
     page.wait_for_selector("[data-entry]")
 
 
