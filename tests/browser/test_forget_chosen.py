@@ -128,7 +128,7 @@ def test_ada_corrects_her_memory_in_place_and_it_reads_as_stated_by_her(
 ) -> None:
     context = browser.new_context(viewport={"width": width, "height": 844 if width == 390 else 900}, bypass_csp=True)
     page = log_in(context, server, "ada")
-    units = page.locator("[data-entry][data-key='units']")
+    units = page.locator("[data-entry='mem_a2']")
     expect(page.locator("[data-entry][data-key='manifest-required'] [data-action='edit']")).to_have_count(0)
 
     units.locator("[data-action='edit']").click()
@@ -156,11 +156,11 @@ def test_without_javascript_a_correction_is_a_page_of_its_own(browser: Browser, 
     context = browser.new_context(java_script_enabled=False, bypass_csp=True)
     page = log_in(context, server, "ada")
 
-    page.locator("[data-entry][data-key='units'] [data-action='edit']").click()
+    page.locator("[data-entry='mem_a2'] [data-action='edit']").click()
     expect(page.locator("h1")).to_have_text("Correct one of your memories")
     page.locator("textarea").fill("kilometres everywhere")
     page.locator("[data-action='save-edit']").click()
 
-    expect(page.locator("[data-entry][data-key='units'] [data-fact]")).to_have_text("kilometres everywhere")
-    expect(page.locator("[data-entry][data-key='units']")).to_have_attribute("data-author", "you")
+    expect(page.locator("[data-entry='mem_a2'] [data-fact]")).to_have_text("kilometres everywhere")
+    expect(page.locator("[data-entry='mem_a2']")).to_have_attribute("data-author", "you")
     context.close()
