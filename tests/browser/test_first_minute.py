@@ -63,7 +63,7 @@ def test_a_newcomer_signs_in_as_ada_from_onfiles_own_page_and_signs_out_onto_onf
     page.wait_for_url(f"{server.base_url}/")
 
     expect(page.locator("h1")).to_have_text("What's on file about you")
-    expect(page.locator("[data-entry][data-key='units']")).to_be_visible()
+    expect(page.locator("[data-entry='mem_a2']")).to_be_visible()
     hosts = {urlsplit(url).netloc for url in visited}
     assert hosts == {urlsplit(server.base_url).netloc}, visited  # OnFile's pages only; the provider stays behind
     assert [urlsplit(url).path for url in visited] == ["/", "/login", "/login", "/auth/callback", "/"]
