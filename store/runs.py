@@ -280,14 +280,17 @@ class MemoryRuns:
 
         What the call may do is decided when it is first carried out (`remember_admission`): written,
         held for the person's approval, or refused because they paused memory. That decision is part of
-        the journaled outcome, so a replay answers it again even after the person resumed."""
+        the journaled outcome, so a replay answers it again even after the person resumed. The person's
+        controls are read before the exclusive checkpoint opens its transaction, as the embedding is
+        made: a read on a second pooled connection while that transaction holds one would starve the
+        pool when many calls race for one position."""
         run = await self.recorded(run_id)
         arguments = _arguments_fingerprint(key, fact)
         await prepare_write(self._config, key, fact)
+        admission = await self._admission(run.actor)
 
         async def execute() -> dict[str, Any]:
             ctx = ScopeContext(actor=run.actor, thread_id=run.thread_id)
-            admission = await self._admission(run.actor)
             if admission.route == "refuse":
                 outcome = WriteOutcome(ok=False, error=admission.reason)
             elif admission.route == "hold" and self._controls is not None:

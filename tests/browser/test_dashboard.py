@@ -49,7 +49,7 @@ def test_a_person_sees_overrides_and_dangling_origins_forgets_and_logs_out(
     units.locator("[data-action='forget']").click()
 
     expect(page.locator("[data-entry='mem_a2']")).to_have_count(0)
-    revealed = page.locator("[data-entry='mem_a2']")
+    revealed = page.locator("[data-entry='mem_g1']")
     expect(revealed.locator("[data-fact]")).to_have_text("report distances in kilometres")
     expect(revealed.locator("[data-action='forget']")).to_have_count(0)
     page.screenshot(path=str(artifacts / "dashboard-ada-forgotten.png"), full_page=True)
