@@ -46,6 +46,19 @@ class AuditEntry:
         return AuditEntryWire(self.id, at, self.who, self.action, self.scope, self.key, self.before, self.after)
 
 
+# The columns an `AuditEntry` is built from, in its fields' order.
+_ENTRY_COLUMNS = (
+    trail.c.id,
+    trail.c.at,
+    trail.c.who,
+    trail.c.action,
+    trail.c.scope,
+    trail.c.key,
+    trail.c.before,
+    trail.c.after,
+)
+
+
 class AuditTrail:
     def __init__(self, engine: AsyncEngine, *, clock: Callable[[], datetime] = utc_now) -> None:
         self._engine = engine
@@ -115,18 +128,7 @@ class AuditTrail:
         if not scopes:
             return []
         statement = (
-            select(
-                trail.c.id,
-                trail.c.at,
-                trail.c.who,
-                trail.c.action,
-                trail.c.scope,
-                trail.c.key,
-                trail.c.before,
-                trail.c.after,
-            )
-            .where(trail.c.scope.in_(scopes))
-            .order_by(trail.c.at.desc(), trail.c.id.desc())
+            select(*_ENTRY_COLUMNS).where(trail.c.scope.in_(scopes)).order_by(trail.c.at.desc(), trail.c.id.desc())
         )
         if limit is not None:
             statement = statement.limit(max(limit, 0))
@@ -138,18 +140,7 @@ class AuditTrail:
         """Every act about the person `person_id` (previews of their prompt, their erasure, their moves),
         at whichever scopes it was recorded, newest first."""
         statement = (
-            select(
-                trail.c.id,
-                trail.c.at,
-                trail.c.who,
-                trail.c.action,
-                trail.c.scope,
-                trail.c.key,
-                trail.c.before,
-                trail.c.after,
-            )
-            .where(trail.c.subject == person_id)
-            .order_by(trail.c.at.desc(), trail.c.id.desc())
+            select(*_ENTRY_COLUMNS).where(trail.c.subject == person_id).order_by(trail.c.at.desc(), trail.c.id.desc())
         )
         async with reading(self._engine) as connection:
             result = await connection.execute(statement)

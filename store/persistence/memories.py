@@ -371,21 +371,9 @@ async def insert_records_where_free(
     """Insert each (record, creation time) exactly as given (id, text, origin, times, pin), unless its
     id or its (scope, key) is held already, which is left as it is: an insert that never overwrites.
     The ids inserted."""
-    rows: list[dict[str, object]] = [
+    rows = [
         {
-            "id": r.id,
-            "scope": r.scope,
-            "key": r.key,
-            "text": r.text,
-            "origin_author": r.origin.author,
-            "origin_thread_id": r.origin.thread_id,
-            "origin_run_id": r.origin.run_id,
-            "origin_actor_ref": r.origin.actor_ref,
-            "origin_promoted_from": r.origin.promoted_from,
-            "pinned": r.pinned,
-            "created_at": created_at,
-            "updated_at": r.updated_at,
-            "search_terms": index_terms(r.scope, r.key, r.text),
+            **_row_values(r, created_at),
             "embedding": None if m is None else m.vector,
             "embedder": None if m is None else m.embedder,
         }
@@ -503,24 +491,7 @@ async def insert_records(
     named). For imports, fixtures and benchmarks; a record's creation time is taken to be its update
     time."""
     given = list(meanings) or [None] * len(records)
-    rows: list[dict[str, object]] = [
-        {
-            "id": r.id,
-            "scope": r.scope,
-            "key": r.key,
-            "text": r.text,
-            "origin_author": r.origin.author,
-            "origin_thread_id": r.origin.thread_id,
-            "origin_run_id": r.origin.run_id,
-            "origin_actor_ref": r.origin.actor_ref,
-            "origin_promoted_from": r.origin.promoted_from,
-            "pinned": r.pinned,
-            "created_at": r.updated_at,
-            "updated_at": r.updated_at,
-            "search_terms": index_terms(r.scope, r.key, r.text),
-        }
-        for r in records
-    ]
+    rows = [_row_values(r, r.updated_at) for r in records]
     if any(m is not None for m in given):  # otherwise the columns are left out: a schema before 0007 works
         for row, m in zip(rows, given, strict=True):
             row.update(embedding=None if m is None else m.vector, embedder=None if m is None else m.embedder)
@@ -536,6 +507,25 @@ async def insert_records(
         displaced, [{"displaced_scope": r["scope"], "displaced_key": r["key"], "displaced_id": r["id"]} for r in rows]
     )
     await connection.execute(memory.insert(), rows)
+
+
+def _row_values(r: MemoryRecord, created_at: datetime) -> dict[str, object]:
+    """The columns of `r` as a row (but its meaning), created at `created_at`."""
+    return {
+        "id": r.id,
+        "scope": r.scope,
+        "key": r.key,
+        "text": r.text,
+        "origin_author": r.origin.author,
+        "origin_thread_id": r.origin.thread_id,
+        "origin_run_id": r.origin.run_id,
+        "origin_actor_ref": r.origin.actor_ref,
+        "origin_promoted_from": r.origin.promoted_from,
+        "pinned": r.pinned,
+        "created_at": created_at,
+        "updated_at": r.updated_at,
+        "search_terms": index_terms(r.scope, r.key, r.text),
+    }
 
 
 _REWRITTEN = (
