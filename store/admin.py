@@ -40,6 +40,7 @@ from store.persistence import (
     RunJournal,
     SqlMemoryProvider,
 )
+from store.restating import restate
 
 __all__ = (
     "NOT_ADMINISTERED",
@@ -214,22 +215,10 @@ class Administration:
         refusal = await self._refusal(actor, record.scope)
         if refusal:
             return AdminOutcome("refused", refusal)
-        origin = MemoryOrigin("human", actor_ref=actor.id)
-        await prepare_write(self._config, record.key, checked.fact)
-        async with self._provider.together():
-            change = await self._provider.rewrite(memory_id, scope=record.scope, text=checked.fact, origin=origin)
-            if change is None:  # deleted meanwhile: an edit never brings it back
-                return AdminOutcome("not_found", NOT_ADMINISTERED)
-            before, updated = change
-            await self._audit.append(
-                who=actor.id,
-                action="edit",
-                scope=updated.scope,
-                key=updated.key,
-                before=_snapshot(before),
-                after=_snapshot(updated),
-            )
-        return AdminOutcome("done", record=updated)
+        change = await restate(self._config, self._provider, self._audit, actor, record, checked.fact)
+        if change is None:  # deleted meanwhile: an edit never brings it back
+            return AdminOutcome("not_found", NOT_ADMINISTERED)
+        return AdminOutcome("done", record=change[1])
 
     async def retire(self, actor: Actor, memory_id: str) -> AdminOutcome:
         """The administrative delete the personal page refuses."""

@@ -32,9 +32,10 @@ from store.domain.codec import record_from_json, record_to_json
 from store.domain.forgetting import Choice, chosen_reach, memory_correct_verdict, putback
 from store.domain.remember import check_memory_input
 from store.domain.scopes import own_scope
-from store.domain.types import Actor, MemoryOrigin, MemoryRecord, ScopeContext
-from store.memory import NOT_ON_FILE, ForgetOutcome, MemoryConfig, memories_on_file, prepare_write
+from store.domain.types import Actor, MemoryRecord, ScopeContext
+from store.memory import NOT_ON_FILE, ForgetOutcome, MemoryConfig, memories_on_file
 from store.persistence import AuditTrail, ForgottenStash, SqlMemoryProvider
+from store.restating import restate
 
 __all__ = (
     "UNDO_WINDOW",
@@ -186,22 +187,10 @@ class PersonalMemories:
         checked = check_memory_input(entry.key, text, max_fact_chars=self._config.max_fact_chars)
         if checked.error is not None:
             return Correction("invalid", checked.error)
-        origin = MemoryOrigin("human", actor_ref=actor.id)
-        await prepare_write(self._config, entry.key, checked.fact)
-        async with self._provider.together():
-            change = await self._provider.rewrite(memory_id, scope=entry.scope, text=checked.fact, origin=origin)
-            if change is None:  # forgotten meanwhile: a correction never brings it back
-                return Correction("not_found", NOT_ON_FILE)
-            before, after = change
-            await self._audit.append(
-                who=actor.id,
-                action="edit",
-                scope=after.scope,
-                key=after.key,
-                before=record_to_json(before),
-                after=record_to_json(after),
-            )
-        return Correction("done", before=before, after=after)
+        change = await restate(self._config, self._provider, self._audit, actor, entry.record, checked.fact)
+        if change is None:  # forgotten meanwhile: a correction never brings it back
+            return Correction("not_found", NOT_ON_FILE)
+        return Correction("done", before=change[0], after=change[1])
 
 
 def _open(sealed: bytes, key: str) -> list[tuple[MemoryRecord, datetime]] | None:
