@@ -26,16 +26,22 @@ from web.admin.views import EditFormView
 from web.kit.area import NO_STORE
 from web.kit.identity.visit import Visit
 
-__all__ = ("confirm_delete", "delete_fact", "edit_fact", "edit_form", "pin_fact")
+__all__ = ("delete_fact", "edit_fact", "fact_step", "pin_fact")
 
 
-@get("/admin/facts/{memory_id:str}/edit", name="admin_edit_form", include_in_schema=False)
-async def edit_form(
+@get(
+    ["/admin/facts/{memory_id:str}/edit", "/admin/facts/{memory_id:str}/delete"],
+    name="admin_fact_step",
+    include_in_schema=False,
+)
+async def fact_step(
     request: HTMXRequest,
     visit: NamedDependency[Visit],
     memory_id: FromPath[str],
 ) -> Template:
-    return await _step(request, visit, memory_id, "edit", back=_back(request), text=None, error="")
+    """The edit form (`…/edit`) or the delete confirmation (`…/delete`) of one shared fact."""
+    step: Literal["edit", "delete"] = "edit" if request.url.path.endswith("/edit") else "delete"
+    return await _step(request, visit, memory_id, step, back=_back(request), text=None, error="")
 
 
 @post("/admin/facts/{memory_id:str}/edit", name="admin_edit", status_code=200, include_in_schema=False)
@@ -57,15 +63,6 @@ async def edit_fact(
             error=outcome.reason,
         )
     return await outcome_response(request, visit, query_from(request, data.back), outcome, "Saved")
-
-
-@get("/admin/facts/{memory_id:str}/delete", name="admin_confirm_delete", include_in_schema=False)
-async def confirm_delete(
-    request: HTMXRequest,
-    visit: NamedDependency[Visit],
-    memory_id: FromPath[str],
-) -> Template:
-    return await _step(request, visit, memory_id, "delete", back=_back(request), text=None, error="")
 
 
 @post("/admin/facts/{memory_id:str}/delete", name="admin_delete", status_code=200, include_in_schema=False)

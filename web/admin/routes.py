@@ -10,7 +10,7 @@ from __future__ import annotations
 from litestar import Router
 from litestar.di import Provide
 
-from web.admin.actions import confirm_delete, delete_fact, edit_fact, edit_form, pin_fact
+from web.admin.actions import delete_fact, edit_fact, fact_step, pin_fact
 from web.admin.audit import audit_download_csv, audit_download_json, audit_trail
 from web.admin.organisation import organisation_settings, set_approval
 from web.admin.pages import fact_row, publish_fact, shared_facts
@@ -25,9 +25,8 @@ admin_pages_router = Router(
         shared_facts,
         publish_fact,
         fact_row,
-        edit_form,
+        fact_step,
         edit_fact,
-        confirm_delete,
         delete_fact,
         pin_fact,
         audit_trail,
