@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Literal, Protocol, cast, runtime_checkable
 
 from store.diagnostics import DIAGNOSTICS, Diagnostics, MemoryResolved, MemoryWritten
@@ -21,7 +20,7 @@ from store.domain.relevance import query_words
 from store.domain.remember import DEFAULT_MAX_FACT_CHARS, MemoryInput, check_memory_input, remember_tool
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver, normalise_scopes, own_scope
 from store.domain.types import MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
-from store.domain.wire import PendingWire, RememberWire, record_of, record_wire
+from store.domain.wire import RememberWire, pending_of, pending_wire, record_of, record_wire
 from store.provider import (
     MemoryProvider,
     PreparingMemoryProvider,
@@ -116,17 +115,7 @@ class WriteOutcome:
         if self.ok and self.record is not None:
             return RememberWire(ok=True, record=record_wire(self.record))
         if self.ok and self.pending is not None:
-            p = self.pending
-            held = PendingWire(
-                p.id,
-                p.person_id,
-                p.key,
-                p.text,
-                p.thread_id,
-                p.run_id,
-                p.concluded_at.isoformat(),
-                WAITING_FOR_APPROVAL,
-            )
+            held = pending_wire(self.pending, WAITING_FOR_APPROVAL)
             return RememberWire(ok=True, pending=held)
         return RememberWire(ok=False, error=self.error)
 
@@ -135,11 +124,7 @@ class WriteOutcome:
         if wire.ok and wire.record is not None:
             return cls(ok=True, record=record_of(wire.record))
         if wire.ok and wire.pending is not None:
-            p = wire.pending
-            concluded = datetime.fromisoformat(p.concluded_at)
-            return cls(
-                ok=True, pending=PendingMemory(p.id, p.person_id, p.key, p.text, p.thread_id, p.run_id, concluded)
-            )
+            return cls(ok=True, pending=pending_of(wire.pending))
         return cls(ok=False, error=wire.error)
 
 

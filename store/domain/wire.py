@@ -9,11 +9,12 @@ values are exact: `digest_of(digest_wire(d)) == d` for every digest.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
 import msgspec
 
+from store.domain.controls import PendingMemory
 from store.domain.types import DigestEntry, MemoryDigest, MemoryOrigin, MemoryRecord, Override
 
 __all__ = (
@@ -26,11 +27,15 @@ __all__ = (
     "RecordWire",
     "RememberWire",
     "RunDigestWire",
+    "WaitingNoteWire",
     "digest_of",
     "digest_wire",
+    "pending_of",
+    "pending_wire",
     "record_of",
     "record_wire",
     "run_digest_wire",
+    "waiting_note_wire",
 )
 
 
@@ -87,18 +92,45 @@ class RunDigestWire(DigestWire, frozen=True, kw_only=True):
     tools: list[dict[str, Any]]
 
 
-class PendingWire(msgspec.Struct, rename="camel", frozen=True):
-    """A note kept waiting for the person's approval (their organisation requires it): not a memory
-    until they approve it. `message` says so, in words for the model."""
+class WaitingNoteWire(msgspec.Struct, rename="camel", frozen=True):
+    """A note the assistant concluded that waits for the person's approval (their organisation requires
+    it): not a memory until they approve it. `concluded_at` is ISO 8601 in UTC, with a `Z`."""
 
     id: str
-    person_id: str
     key: str
     text: str
     thread_id: str | None
     run_id: str | None
     concluded_at: str
+
+
+class PendingWire(WaitingNoteWire, frozen=True):
+    """A waiting note as the `remember` call answers it: whom it is about, and `message`, which says
+    that it waits, in words for the model."""
+
+    person_id: str
     message: str
+
+
+def waiting_note_wire(note: PendingMemory) -> WaitingNoteWire:
+    """How the person's own API lists a waiting note."""
+    return WaitingNoteWire(note.id, note.key, note.text, note.thread_id, note.run_id, _utc_text(note.concluded_at))
+
+
+def pending_wire(note: PendingMemory, message: str) -> PendingWire:
+    """How a `remember` call that was held answers: the note, whom it is about and `message`."""
+    listed = waiting_note_wire(note)
+    return PendingWire(**msgspec.structs.asdict(listed), person_id=note.person_id, message=message)
+
+
+def _utc_text(at: datetime) -> str:
+    return at.astimezone(UTC).isoformat().replace("+00:00", "Z")
+
+
+def pending_of(wire: PendingWire) -> PendingMemory:
+    """The note a journaled `remember` answer holds."""
+    concluded = datetime.fromisoformat(wire.concluded_at)
+    return PendingMemory(wire.id, wire.person_id, wire.key, wire.text, wire.thread_id, wire.run_id, concluded)
 
 
 class RememberWire(msgspec.Struct, rename="camel", frozen=True, omit_defaults=True):

@@ -214,7 +214,7 @@ _REMEMBER_ANSWER = ResponseSpec(
                     "text": "report distances in kilometres",
                     "threadId": "thr_41",
                     "runId": "run_40",
-                    "concludedAt": "2026-12-01T09:00:00+00:00",
+                    "concludedAt": "2026-12-01T09:00:00Z",
                     "message": WAITING_FOR_APPROVAL,
                 },
             },

@@ -27,7 +27,7 @@ from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Redirect, Template
 
-from store.domain.controls import PendingMemory
+from store.domain.wire import WaitingNoteWire, waiting_note_wire
 from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
 from web.kit.identity.sessions import Viewer
@@ -159,27 +159,13 @@ async def settle_waiting(
 _DECISIONS: dict[str, Literal["approve", "discard"]] = {"approve": "approve", "discard": "discard"}
 
 
-class WaitingNoteOut(msgspec.Struct, rename="camel", frozen=True):
-    id: str
-    key: str
-    text: str
-    thread_id: str | None
-    run_id: str | None
-    concluded_at: str
-
-
 class WaitingOut(msgspec.Struct, frozen=True):
     """How many notes wait for the person's approval, and which (oldest first); `paused` is whether they
     paused memory."""
 
     count: int
     paused: bool
-    waiting: list[WaitingNoteOut]
-
-
-def _note_out(note: PendingMemory) -> WaitingNoteOut:
-    at = note.concluded_at.astimezone(UTC).isoformat().replace("+00:00", "Z")
-    return WaitingNoteOut(note.id, note.key, note.text, note.thread_id, note.run_id, at)
+    waiting: list[WaitingNoteWire]
 
 
 @get(
@@ -223,4 +209,4 @@ def _note_out(note: PendingMemory) -> WaitingNoteOut:
 async def waiting_api(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> WaitingOut:
     notes = await services.consent.waiting(viewer.actor)
     controls = await services.consent.controls(viewer.actor)
-    return WaitingOut(count=len(notes), paused=controls.paused, waiting=[_note_out(n) for n in notes])
+    return WaitingOut(count=len(notes), paused=controls.paused, waiting=[waiting_note_wire(n) for n in notes])
