@@ -29,7 +29,7 @@ from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
 
 from litestar import get, post
-from litestar.di import NamedDependency
+from litestar.di import NamedDependency, Provide
 from litestar.enums import RequestEncodingType
 from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
@@ -91,6 +91,23 @@ class ReturnForm:
 Form = Annotated[ReturnForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
 
 
+@dataclass(frozen=True, slots=True)
+class Returning:
+    """What a form posted from the page comes back to (its view, see `_back`), and when it was sent."""
+
+    query: MemoryQuery
+    now: datetime
+
+
+async def returning(request: HTMXRequest) -> Returning:
+    """The `returning` dependency of the page's form handlers: reads the posted form's `back`."""
+    back = (await request.form()).get("back", "/")
+    return Returning(_back(request, back if isinstance(back, str) else "/"), _now())
+
+
+_RETURNING = {"returning": Provide(returning)}
+
+
 @get("/", name="memories", include_in_schema=False)
 async def memories(
     request: HTMXRequest,
@@ -113,14 +130,20 @@ async def memories(
     return Template("me/_results.html", context={"page": view}, headers=_HEADERS)
 
 
-@post("/memories/{memory_id:str}/forget", name="forget_on_page", status_code=200, include_in_schema=False)
+@post(
+    "/memories/{memory_id:str}/forget",
+    name="forget_on_page",
+    status_code=200,
+    include_in_schema=False,
+    dependencies=_RETURNING,
+)
 async def forget_on_page(
     request: HTMXRequest,
     visit: NamedDependency[Visit],
+    returning: NamedDependency[Returning],
     memory_id: FromPath[str],
-    data: Form,
 ) -> Template | Redirect:
-    query, now = _back(request, data.back), _now()
+    query, now = returning.query, returning.now
     before = await on_file(visit.services, visit.viewer.actor)
     entry = next((e for e in before.entries if e.record.id == memory_id), None)
     choice = chosen_reach(visit.viewer.actor, before.entries, [memory_id])
@@ -156,13 +179,14 @@ async def forget_on_page(
     return Template("me/_forgotten.html", context={"page": view}, headers=_HEADERS)
 
 
-@post("/memories/undo", name="undo_forget", status_code=200, include_in_schema=False)
+@post("/memories/undo", name="undo_forget", status_code=200, include_in_schema=False, dependencies=_RETURNING)
 async def undo_forget(
     request: HTMXRequest,
     visit: NamedDependency[Visit],
+    returning: NamedDependency[Returning],
     data: Form,
 ) -> Template | Redirect:
-    query, now = _back(request, data.back), _now()
+    query, now = returning.query, returning.now
     outcome = await restore_forgotten(visit.services, visit.viewer, data.token, now)
     if outcome.status != "restored":
         return _problem(request, visit.viewer, query, _undo_problem(outcome))
@@ -237,14 +261,21 @@ async def confirm_promotion(
     return Template(name, context={"confirm": confirm}, headers=_HEADERS)
 
 
-@post("/memories/{memory_id:str}/promote", name="promote_on_page", status_code=200, include_in_schema=False)
+@post(
+    "/memories/{memory_id:str}/promote",
+    name="promote_on_page",
+    status_code=200,
+    include_in_schema=False,
+    dependencies=_RETURNING,
+)
 async def promote_on_page(
     request: HTMXRequest,
     visit: NamedDependency[Visit],
+    returning: NamedDependency[Returning],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
-    query, now = _back(request, data.back), _now()
+    query, now = returning.query, returning.now
     if visit.elevation.roles_unconfirmed:
         return _problem(request, visit.viewer, query, ProblemView(403, "That can't be published", ROLES_UNCONFIRMED))
     outcome = await visit.services.admin.promote(visit.viewer.actor, memory_id, scope=data.scope)
