@@ -60,6 +60,7 @@ from web.me.pages import (
     memories,
     memory_row,
     promote_on_page,
+    returning,
     undo_forget,
 )
 from web.me.readback import delete_memory, list_memories
@@ -199,6 +200,7 @@ def create_app(
             "viewer": Provide(provide_viewer),
             "elevation": Provide(provide_elevation),
             "visit": Provide(provide_visit),
+            "returning": Provide(returning),
         },
         lifespan=[lifespan],
         before_request=before_request,

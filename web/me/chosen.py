@@ -20,7 +20,7 @@ from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
 from litestar.params import Body, FromPath, QueryParameter
-from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
+from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Redirect, Template
 
 from store.domain.forgetting import Choice, chosen_reach, matching_reach, selection_fingerprint
@@ -29,7 +29,7 @@ from web.kit.notices import NoticeView
 from web.kit.problems import ProblemView
 from web.me.listing import MemoryQuery
 from web.me.on_file import OnFile, on_file
-from web.me.pages import _HEADERS, _back, _gone, _in_flight, _now, _page, _problem, _row, selected
+from web.me.pages import _HEADERS, _back, _gone, _in_flight, _now, _page, _problem, _row, _whole_list, selected
 from web.me.undo import NOTICES, undo_token
 from web.me.views import EntryView, RowPage
 
@@ -168,13 +168,7 @@ async def forget_chosen(
         cookie = NOTICES.sealed(visit.services, visit.viewer, notice, now)
         return Redirect(query.href(), status_code=303, cookies=[cookie])
     page = await _page(visit, await on_file(visit.services, visit.viewer.actor), query, now, notice)
-    return HTMXTemplate(
-        template_name="me/_changed.html",
-        context={"page": page, "focus_notice": True},
-        re_target="#on-file",
-        re_swap="outerHTML",
-        headers=_HEADERS,
-    )
+    return _whole_list(page, focus_notice=True)
 
 
 @get("/memories/{memory_id:str}/edit", name="edit_memory", include_in_schema=False)

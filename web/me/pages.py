@@ -29,7 +29,7 @@ from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
 
 from litestar import get, post
-from litestar.di import NamedDependency, Provide
+from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
 from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
@@ -64,11 +64,13 @@ from web.services import Services
 
 __all__ = (
     "ReturnForm",
+    "Returning",
     "confirm_promotion",
     "forget_on_page",
     "memories",
     "memory_row",
     "promote_on_page",
+    "returning",
     "undo_forget",
 )
 
@@ -93,19 +95,20 @@ Form = Annotated[ReturnForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
 
 @dataclass(frozen=True, slots=True)
 class Returning:
-    """What a form posted from the page comes back to (its view, see `_back`), and when it was sent."""
+    """A form posted from the page: its request, who sent it (`visit`), the view it comes back to
+    (see `_back`), and when it was sent."""
 
+    request: HTMXRequest
+    visit: Visit
     query: MemoryQuery
     now: datetime
 
 
-async def returning(request: HTMXRequest) -> Returning:
-    """The `returning` dependency of the page's form handlers: reads the posted form's `back`."""
+async def returning(request: HTMXRequest, visit: NamedDependency[Visit]) -> Returning:
+    """The `returning` dependency (see `web.app`) of the page's form handlers: reads the posted
+    form's `back`."""
     back = (await request.form()).get("back", "/")
-    return Returning(_back(request, back if isinstance(back, str) else "/"), _now())
-
-
-_RETURNING = {"returning": Provide(returning)}
+    return Returning(request, visit, _back(request, back if isinstance(back, str) else "/"), _now())
 
 
 @get("/", name="memories", include_in_schema=False)
@@ -130,20 +133,12 @@ async def memories(
     return Template("me/_results.html", context={"page": view}, headers=_HEADERS)
 
 
-@post(
-    "/memories/{memory_id:str}/forget",
-    name="forget_on_page",
-    status_code=200,
-    include_in_schema=False,
-    dependencies=_RETURNING,
-)
+@post("/memories/{memory_id:str}/forget", name="forget_on_page", status_code=200, include_in_schema=False)
 async def forget_on_page(
-    request: HTMXRequest,
-    visit: NamedDependency[Visit],
     returning: NamedDependency[Returning],
     memory_id: FromPath[str],
 ) -> Template | Redirect:
-    query, now = returning.query, returning.now
+    request, visit, query, now = returning.request, returning.visit, returning.query, returning.now
     before = await on_file(visit.services, visit.viewer.actor)
     entry = next((e for e in before.entries if e.record.id == memory_id), None)
     choice = chosen_reach(visit.viewer.actor, before.entries, [memory_id])
@@ -169,24 +164,16 @@ async def forget_on_page(
         after = await on_file(visit.services, visit.viewer.actor)
     view = await _page(visit, after, query, now, notice)
     if entry.overrides or query.related or not any(g.entries for g in view.groups if g.slug == "you"):
-        return HTMXTemplate(
-            template_name="me/_changed.html",
-            context={"page": view},
-            re_target="#on-file",
-            re_swap="outerHTML",
-            headers=_HEADERS,
-        )
+        return _whole_list(view)
     return Template("me/_forgotten.html", context={"page": view}, headers=_HEADERS)
 
 
-@post("/memories/undo", name="undo_forget", status_code=200, include_in_schema=False, dependencies=_RETURNING)
+@post("/memories/undo", name="undo_forget", status_code=200, include_in_schema=False)
 async def undo_forget(
-    request: HTMXRequest,
-    visit: NamedDependency[Visit],
     returning: NamedDependency[Returning],
     data: Form,
 ) -> Template | Redirect:
-    query, now = returning.query, returning.now
+    request, visit, query, now = returning.request, returning.visit, returning.query, returning.now
     outcome = await restore_forgotten(visit.services, visit.viewer, data.token, now)
     if outcome.status != "restored":
         return _problem(request, visit.viewer, query, _undo_problem(outcome))
@@ -261,21 +248,13 @@ async def confirm_promotion(
     return Template(name, context={"confirm": confirm}, headers=_HEADERS)
 
 
-@post(
-    "/memories/{memory_id:str}/promote",
-    name="promote_on_page",
-    status_code=200,
-    include_in_schema=False,
-    dependencies=_RETURNING,
-)
+@post("/memories/{memory_id:str}/promote", name="promote_on_page", status_code=200, include_in_schema=False)
 async def promote_on_page(
-    request: HTMXRequest,
-    visit: NamedDependency[Visit],
     returning: NamedDependency[Returning],
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
-    query, now = returning.query, returning.now
+    request, visit, query, now = returning.request, returning.visit, returning.query, returning.now
     if visit.elevation.roles_unconfirmed:
         return _problem(request, visit.viewer, query, ProblemView(403, "That can't be published", ROLES_UNCONFIRMED))
     outcome = await visit.services.admin.promote(visit.viewer.actor, memory_id, scope=data.scope)
@@ -297,13 +276,7 @@ async def promote_on_page(
             query.href(), status_code=303, cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now)]
         )
     view = await _page(visit, await on_file(visit.services, visit.viewer.actor), query, now, notice)
-    return HTMXTemplate(
-        template_name="me/_changed.html",
-        context={"page": view},
-        re_target="#on-file",
-        re_swap="outerHTML",
-        headers=_HEADERS,
-    )
+    return _whole_list(view)
 
 
 async def selected(visit: Visit, found: OnFile, query: MemoryQuery) -> tuple[Selection, frozenset[Origin] | None]:
@@ -429,6 +402,18 @@ def _revealed(entry: DigestEntry, viewer: Viewer) -> str:
     wider = entry.overrides[0]
     lead = scope_words(wider.scope, viewer.actor).default_is
     return f"{lead} “{wider.text}”, and that now applies to you."
+
+
+def _whole_list(view: MemoriesPage, *, focus_notice: bool = False) -> HTMXTemplate:
+    """The whole list again, in place of `#on-file`, whatever the request aimed at; `focus_notice`
+    moves the focus to the notice."""
+    return HTMXTemplate(
+        template_name="me/_changed.html",
+        context={"page": view, "focus_notice": focus_notice},
+        re_target="#on-file",
+        re_swap="outerHTML",
+        headers=_HEADERS,
+    )
 
 
 def _back(request: HTMXRequest, back: str) -> MemoryQuery:
