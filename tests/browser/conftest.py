@@ -7,21 +7,17 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, Playwright, sync_playwright
 
+from tests.browser.demo_server import demo_provider, demo_server
 from tests.processes.servers import ServerProcess
-from web.demo.content import DEMO_PEOPLE, seed_demo
 from web.demo.oidc_mock import MockProvider
-from web.services import open_services
-from web.settings import Settings
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts"
 CHROMIUM_ARGS = [
@@ -34,8 +30,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-SECRET = "browser-test-secret-key-long-enough-0123456789"
-AGENT_TOKEN = "browser-test-agent-token-0123456789"
 """The bearer token the served process accepts from agent runtimes."""
 AT_SCALE = 10_000
 """How many memories Max holds on `server_at_scale`."""
@@ -69,69 +63,22 @@ def browser(playwright: Playwright, chromium_path: str) -> Iterator[Browser]:
 
 @pytest.fixture(scope="session")
 def identity_provider() -> Iterator[MockProvider]:
-    provider = MockProvider().start()
-    for person in DEMO_PEOPLE:
-        provider.set_person(
-            person.sub,
-            {
-                "name": person.name,
-                "tenant": person.tenant,
-                "roles": list(person.roles),
-                "email": f"{person.sub}@x.test",
-            },
-        )
-    yield provider
-    provider.stop()
+    with demo_provider() as provider:
+        yield provider
 
 
 @pytest.fixture
 def server(tmp_path: Path, identity_provider: MockProvider) -> Iterator[ServerProcess]:
     """The dashboard over a fresh copy of the demo's data, with the demo's sign-in page."""
-    yield from _serve(tmp_path, identity_provider, max_memories=2_400)
+    with demo_server(tmp_path, identity_provider) as process:
+        yield process
 
 
 @pytest.fixture
 def server_at_scale(tmp_path: Path, identity_provider: MockProvider) -> Iterator[ServerProcess]:
     """The dashboard over the demo's data with Max holding 10,000 memories."""
-    yield from _serve(tmp_path, identity_provider, max_memories=AT_SCALE)
-
-
-def _serve(tmp_path: Path, identity_provider: MockProvider, *, max_memories: int) -> Iterator[ServerProcess]:
-    database_url = f"sqlite+aiosqlite:///{tmp_path / 'browser.sqlite3'}"
-    process = ServerProcess(
-        {
-            "ONFILE_DATABASE_URL": database_url,
-            "ONFILE_SECRET_KEY": SECRET,
-            "ONFILE_OIDC_ISSUER": identity_provider.issuer,
-            "ONFILE_OIDC_CLIENT_ID": "onfile-browser",
-            "ONFILE_OIDC_CLIENT_SECRET": "onfile-browser-secret",
-            "ONFILE_AGENT_TOKENS": AGENT_TOKEN,
-            "ONFILE_DEMO_SIGN_IN": "true",
-        },
-        tmp_path / "server.log",
-    )
-    settings = Settings(
-        database_url=database_url,
-        base_url=process.base_url,
-        secret_key=SECRET,
-        oidc_issuer=identity_provider.issuer,
-        oidc_client_id="onfile-browser",
-        oidc_client_secret="onfile-browser-secret",
-    )
-    # Playwright's sync API keeps an event loop on this thread, so the seeding runs on its own.
-    seeding = threading.Thread(target=asyncio.run, args=(_seed(settings, max_memories),))
-    seeding.start()
-    seeding.join()
-    yield process.start()
-    process.stop()
-
-
-async def _seed(settings: Settings, max_memories: int) -> None:
-    services = await open_services(settings, migrate=True)
-    try:
-        await seed_demo(services, max_memories=max_memories)
-    finally:
-        await services.close()
+    with demo_server(tmp_path, identity_provider, max_memories=AT_SCALE) as process:
+        yield process
 
 
 @pytest.fixture

@@ -10,25 +10,19 @@ what the window shows on arrival, not the whole scrolled page, so the files stay
 from __future__ import annotations
 
 import argparse
-import asyncio
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
 from playwright.sync_api import Browser, Page, ViewportSize, sync_playwright
 
-from tests.browser.conftest import CHROMIUM_ARGS, SECRET
+from tests.browser.conftest import CHROMIUM_ARGS
+from tests.browser.demo_server import demo_provider, demo_server
 from tests.browser.signing_in import press_sign_in_as
-from tests.processes.servers import ServerProcess
-from web.demo.content import DEMO_PEOPLE, seed_demo
-from web.demo.oidc_mock import MockProvider
-from web.services import open_services
-from web.settings import Settings
 
 __all__ = ("DESKTOP", "OUT", "PAGES", "PHONE", "SIZES", "THEMES", "Shot", "main", "sign_in")
 
@@ -89,59 +83,6 @@ def sign_in(page: Page, base_url: str, who: str) -> None:
     page.wait_for_url(f"{base_url}/")
 
 
-@contextmanager
-def demo_server(folder: Path) -> Iterator[ServerProcess]:
-    """The identity provider with the demo people and `onfile serve` over freshly seeded demo data."""
-    provider = MockProvider().start()
-    try:
-        for person in DEMO_PEOPLE:
-            provider.set_person(
-                person.sub,
-                {
-                    "name": person.name,
-                    "tenant": person.tenant,
-                    "roles": list(person.roles),
-                    "email": f"{person.sub}@x.test",
-                },
-            )
-        database_url = f"sqlite+aiosqlite:///{folder / 'screens.sqlite3'}"
-        process = ServerProcess(
-            {
-                "ONFILE_DATABASE_URL": database_url,
-                "ONFILE_SECRET_KEY": SECRET,
-                "ONFILE_OIDC_ISSUER": provider.issuer,
-                "ONFILE_OIDC_CLIENT_ID": "onfile-screens",
-                "ONFILE_OIDC_CLIENT_SECRET": "onfile-screens-secret",
-                "ONFILE_DEMO_SIGN_IN": "true",
-            },
-            folder / "server.log",
-        )
-        settings = Settings(
-            database_url=database_url,
-            base_url=process.base_url,
-            secret_key=SECRET,
-            oidc_issuer=provider.issuer,
-            oidc_client_id="onfile-screens",
-            oidc_client_secret="onfile-screens-secret",
-        )
-        asyncio.run(_seed(settings))
-        process.start()
-        try:
-            yield process
-        finally:
-            process.stop()
-    finally:
-        provider.stop()
-
-
-async def _seed(settings: Settings) -> None:
-    services = await open_services(settings, migrate=True)
-    try:
-        await seed_demo(services)
-    finally:
-        await services.close()
-
-
 def take(browser: Browser, base_url: str, out: Path, shots: tuple[Shot, ...]) -> list[Path]:
     """Every shot at every size in every theme; one signed-in context per person, size and theme."""
     written: list[Path] = []
@@ -180,7 +121,12 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     shots = tuple(shot for shot in PAGES if not arguments.only or shot.name in arguments.only)
     arguments.out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as folder, demo_server(Path(folder)) as server, sync_playwright() as driver:
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        demo_provider() as provider,
+        demo_server(Path(folder), provider) as server,
+        sync_playwright() as driver,
+    ):
         browser = driver.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
         try:
             written = take(browser, server.base_url, arguments.out, shots)

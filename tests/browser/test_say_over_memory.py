@@ -15,7 +15,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize, expect
 
-from tests.browser.conftest import AGENT_TOKEN
+from tests.browser.demo_server import AGENT_TOKEN
 from tests.browser.signing_in import press_sign_in_as
 from tests.processes.servers import ServerProcess
 
