@@ -100,6 +100,38 @@ class InMemoryMemoryProvider:
             self._remove(id)
         return len(mine)
 
+    async def forget_many(
+        self, *, ids: Sequence[str], ctx: ScopeContext
+    ) -> builtins.list[tuple[MemoryRecord, datetime]]:
+        """Delete each of `ids` held at the actor's own scope (any other id is left alone, a repeated one
+        counts once); each record as it went, with its creation time, so that it can be put back."""
+        own = own_scope(ctx.actor)
+        gone: builtins.list[tuple[MemoryRecord, datetime]] = []
+        for id in dict.fromkeys(ids):
+            record = self._by_id.get(id)
+            if record is None or record.scope != own:
+                continue
+            gone.append((record, self._created_at.get(id, record.updated_at)))
+            self._remove(id)
+        return gone
+
+    async def put_back(
+        self, records: Sequence[tuple[MemoryRecord, datetime]], *, ctx: ScopeContext
+    ) -> builtins.list[str]:
+        """Insert forgotten records again exactly as they were (id, text, origin, times, pin): only at
+        the actor's own scope, and never over a record holding the id or the (scope, key) now. The
+        ids put back."""
+        own = own_scope(ctx.actor)
+        back: builtins.list[str] = []
+        for record, created in records:
+            if record.scope != own or record.id in self._by_id or (record.scope, record.key) in self._by_scope_key:
+                continue
+            self._by_id[record.id] = record
+            self._by_scope_key[(record.scope, record.key)] = record.id
+            self._created_at[record.id] = created
+            back.append(record.id)
+        return back
+
     async def pin(self, id: str, pinned: bool) -> bool:
         """Mark a record always-on (or not): the console's act, which no agent path reaches."""
         record = self._by_id.get(id)
