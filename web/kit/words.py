@@ -23,6 +23,8 @@ from typing import Literal
 from store import DIRECTION_CONTROLS, GLOBAL_SCOPE, Actor, Author, MemoryOrigin, own_scope
 
 __all__ = (
+    "NOT_PUT_BACK",
+    "PUBLISH_REFUSED",
     "AuthorKind",
     "Mention",
     "PersonName",
@@ -31,6 +33,7 @@ __all__ = (
     "author_words",
     "count_words",
     "exact_time",
+    "not_theirs_to_change",
     "override_by",
     "person_name",
     "relative_time",
@@ -45,6 +48,11 @@ AuthorKind = Literal["you", "assistant", "administrator"]
 ScopeKind = Literal["own", "organisation", "everyone", "shared"]
 
 _SLUG_UNSAFE = re.compile(r"[^a-z0-9]+")
+
+PUBLISH_REFUSED = "You can publish your own notes only for people whose shared facts you administer."
+"""Why a person's note cannot be published where they asked: the store's own reason names scopes."""
+NOT_PUT_BACK = "Your own notes can no longer be written for you here, so nothing was put back."
+"""Why an undo put nothing back because the person's own memory no longer applies to them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +109,12 @@ def scope_words(scope: str, actor: Actor) -> ScopeWords:
             default_is="Your organisation's default is",
         )
     return _shared_words(kind, value)
+
+
+def not_theirs_to_change(scope: str, actor: Actor) -> str:
+    """Why a person may not forget or correct a memory held at `scope`, in words, where the store's
+    verdict names the scope's token: who manages it, and that only they can change it."""
+    return f"{scope_words(scope, actor).managed}: only its administrators can change or remove it."
 
 
 def _shared_words(kind: str, value: str) -> ScopeWords:

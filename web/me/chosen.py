@@ -27,6 +27,7 @@ from store.domain.forgetting import Choice, chosen_reach, matching_reach, select
 from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeView
 from web.kit.problems import ProblemView
+from web.kit.words import not_theirs_to_change
 from web.me.listing import MemoryQuery
 from web.me.on_file import OnFile, on_file
 from web.me.pages import _HEADERS, _back, _gone, _in_flight, _now, _page, _problem, _row, _whole_list, selected
@@ -211,7 +212,8 @@ async def correct_memory(
     if outcome.status == "not_found" or entry is None:
         return await _gone(request, visit, query, ProblemView(404, _GONE_HEADING, _NOT_ON_FILE), found)
     if outcome.status == "refused":
-        return _problem(request, visit.viewer, query, ProblemView(403, _NOT_CHANGED, outcome.reason))
+        refused = ProblemView(403, _NOT_CHANGED, not_theirs_to_change(entry.scope, visit.viewer.actor))
+        return _problem(request, visit.viewer, query, refused)
     row = await _row(visit, found, entry, query)
     if outcome.status == "invalid":  # the form again, with what they typed, saying why
         view = EditView(

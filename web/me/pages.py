@@ -35,7 +35,7 @@ from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
 from litestar.response import Redirect, Template
 
-from store import DigestEntry, ScopeContext, memory_forget_verdict, own_scope
+from store import DigestEntry, ScopeContext, own_scope
 from store.domain.administration import promotion_targets
 from store.domain.forgetting import Choice, chosen_reach
 from store.memory import NOT_ON_FILE, related_keys
@@ -46,7 +46,7 @@ from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeView
 from web.kit.problems import ProblemView, Refreshed, problem_answer
 from web.kit.security import safe_next_path
-from web.kit.words import scope_words
+from web.kit.words import NOT_PUT_BACK, PUBLISH_REFUSED, not_theirs_to_change, scope_words
 from web.me.listing import RELATED_LIMIT, MemoryQuery, Selection, listed_records, select_entries
 from web.me.on_file import OnFile, on_file, resolving_origins
 from web.me.undo import NOTICES, RestoreOutcome, restore_forgotten, undo_token
@@ -230,11 +230,7 @@ async def confirm_promotion(
         problem = ProblemView(404, "That memory isn't on file for you", _GONE)
         return await _gone(request, visit, query, problem, found)
     if at not in _promotion_targets(visit.viewer, visit.elevation):
-        reason = (
-            ROLES_UNCONFIRMED
-            if visit.elevation.roles_unconfirmed
-            else "You can publish your own notes only for people whose shared facts you administer."
-        )
+        reason = ROLES_UNCONFIRMED if visit.elevation.roles_unconfirmed else PUBLISH_REFUSED
         return _problem(request, visit.viewer, query, ProblemView(403, "That can't be published there", reason))
     confirm = PromotionConfirmView(
         entry=await _row(visit, found, entry, query),
@@ -259,11 +255,13 @@ async def promote_on_page(
         return _problem(request, visit.viewer, query, ProblemView(403, "That can't be published", ROLES_UNCONFIRMED))
     outcome = await visit.services.admin.promote(visit.viewer.actor, memory_id, scope=data.scope)
     if not outcome.ok or outcome.record is None:
-        if outcome.status in ("refused", "invalid"):  # not allowed there, or not a note any write may store
-            status = 403 if outcome.status == "refused" else 400
-            problem = ProblemView(status, "That can't be published", "Publishing it there was refused.", outcome.reason)
+        if outcome.status == "refused":  # the store's reason names scopes: the person reads why in words
+            problem = ProblemView(403, "That can't be published", "Publishing it there was refused.", PUBLISH_REFUSED)
             return _problem(request, visit.viewer, query, problem)
-        problem = ProblemView(404, "That memory isn't on file for you", outcome.reason)
+        if outcome.status == "invalid":  # not a note any write may store: the input rule's own words
+            problem = ProblemView(400, "That can't be published", "Publishing it there was refused.", outcome.reason)
+            return _problem(request, visit.viewer, query, problem)
+        problem = ProblemView(404, "That memory isn't on file for you", _GONE)
         return await _gone(request, visit, query, problem)
     audience = scope_words(outcome.record.scope, visit.viewer.actor).held_for
     notice = NoticeView(
@@ -373,20 +371,15 @@ async def _gone(
 
 def _forget_problem(choice: Choice, entry: DigestEntry | None, viewer: Viewer) -> ProblemView:
     if choice.shared and entry is not None:
-        managed = scope_words(entry.scope, viewer.actor).managed
-        message = f"{managed}: only its administrators can change or remove it."
-        return ProblemView(403, "This memory can't be forgotten here", message, forget_refusal(entry.scope, viewer))
+        return ProblemView(403, "This memory can't be forgotten here", not_theirs_to_change(entry.scope, viewer.actor))
     return ProblemView(404, "That memory isn't on file for you", _GONE, NOT_ON_FILE)
 
 
 def _undo_problem(outcome: RestoreOutcome) -> ProblemView:
+    """Too late and written again since are said by the undo in words; a refusal's reason is the
+    write verdict's, which names scopes, so the person reads it in words instead."""
     status = {"expired": 410, "superseded": 409}.get(outcome.status, 403)
-    return ProblemView(status, "That can't be undone", outcome.reason)
-
-
-def forget_refusal(scope: str, viewer: Viewer) -> str:
-    """The forget verdict's own reason for a memory held at `scope`."""
-    return memory_forget_verdict(scope=scope, actor=viewer.actor).reason
+    return ProblemView(status, "That can't be undone", NOT_PUT_BACK if status == 403 else outcome.reason)
 
 
 def _in_flight(services: Services) -> str:
