@@ -13,8 +13,10 @@ request, in milliseconds):
 Each request goes through the whole application in-process (Litestar's test client: routing, the
 session, the handler, the templates), so it is the server's time without a network. Beside each, the
 floor: the statements of the same page run raw on the driver (aiosqlite; asyncpg) on a connection of
-the same engine — the read of every record that applies to him, then the question of which of the
-shown entries' conversations still resolve — with no SQLAlchemy, no records, no rules, no HTML.
+the same engine — the records of the keys held at several scopes, the counts per scope, the page of
+each group shown (the database searches, filters, orders and pages: `store.persistence.listing`),
+then the question of which of the shown entries' conversations still resolve — with no SQLAlchemy,
+no records, no rules, no HTML.
 The two are timed in alternation, so drift lands on both. Target: p95 ≤ 150 ms, and the page's median
 ≤ 1.5× the floor's.
 
@@ -34,20 +36,24 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 from bench.storage import NewDatabase, RawReader, compiled, on_backends
 from store import Actor
-from store.persistence import open_engine
-from store.persistence.memories import MEMORY_COLUMNS, memory
+from store.persistence import SqlMemoryProvider, open_engine
+from store.persistence.listing import contested_statement, counts_statement, page_statement, passing_conditions
+from store.persistence.memories import memory
 from store.persistence.registry import runs, threads
 from web.app import create_app
 from web.demo.content import DEMO_PEOPLE, seed_demo
 from web.kit.identity.oidc import Person
 from web.kit.identity.sessions import SESSION_COOKIE, start_session
+from web.me.listing import MemoryQuery, records_ask
 from web.services import Services, open_services
 from web.settings import Settings
 
@@ -128,7 +134,8 @@ async def page_figures(backend: str, new_database: NewDatabase, *, memories: int
             for case, path in CASES:
                 page = _page(client, path)
                 shown = await _shown_origins(client, raw, floor_engine.dialect, path)
-                floor = _floor(raw, floor_engine.dialect, scopes, shown)
+                statements = await _page_statements(floor_engine, actor, scopes, path)
+                floor = _floor(raw, floor_engine.dialect, statements, shown)
                 measured, floored = await timed_in_turn(page, floor, budget=budget)
                 figures.append(
                     Figure(
@@ -170,11 +177,21 @@ async def _shown_origins(
     return sorted({row[0] for row in rows if row[0]}), sorted({row[1] for row in rows if row[0] and row[1]})
 
 
+async def _page_statements(engine: AsyncEngine, actor: Actor, scopes: tuple[str, ...], path: str) -> list[Any]:
+    """The statements the page at `path` runs on the memories, as `store.persistence.listing` builds
+    them: the contested records, the counts, and a page of each group shown, from where it starts."""
+    _, ask = records_ask(scopes, actor, MemoryQuery.from_params(dict(parse_qsl(urlsplit(path).query))))
+    answer = await SqlMemoryProvider(engine).records_page(ask)
+    passing = passing_conditions(ask, answer.contested)
+    pages = [page_statement(ask, scope, passing, start, engine.dialect) for scope, start in answer.starts.items()]
+    return [contested_statement(ask.scopes), counts_statement(ask.scopes, passing), *pages]
+
+
 def _floor(
-    raw: RawReader, dialect: Any, scopes: tuple[str, ...], origins_shown: tuple[list[str], list[str]]
+    raw: RawReader, dialect: Any, statements: list[Any], origins_shown: tuple[list[str], list[str]]
 ) -> Callable[[], Awaitable[None]]:
-    """The same page's statements, raw: every applicable record, then the shown origins' question."""
-    every, every_params = compiled(select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes)), dialect)
+    """The same page's statements, raw: the page's reads of the memories, then the shown origins' question."""
+    reads = [compiled(statement, dialect) for statement in statements]
     thread_ids, run_ids = origins_shown
     gone = (
         select(threads.c.id)
@@ -184,7 +201,8 @@ def _floor(
     origins, origin_params = compiled(gone, dialect)
 
     async def floor() -> None:
-        await raw.fetch(every, every_params)
+        for sql, params in reads:
+            await raw.fetch(sql, params)
         await raw.fetch(origins, origin_params)
 
     return floor

@@ -51,6 +51,7 @@ __all__ = (
     "records_on_file",
     "related_keys",
     "restore_memory",
+    "scopes_on_file",
     "select_for_turn",
     "write_memory",
 )
@@ -221,10 +222,15 @@ async def memories_on_file(config: MemoryConfig, ctx: ScopeContext) -> MemoryDig
     return resolve_digest(listed, scopes=scopes, max_memories=None)
 
 
+async def scopes_on_file(config: MemoryConfig, ctx: ScopeContext) -> tuple[str, ...]:
+    """The actor's scopes, narrowest first: where what is on file for them is held."""
+    return tuple(normalise_scopes(await config.scopes.resolve(ctx)))
+
+
 async def records_on_file(config: MemoryConfig, ctx: ScopeContext) -> tuple[tuple[str, ...], tuple[MemoryRecord, ...]]:
     """The actor's scopes (narrowest first) and every record held at one of them, the overridden ones
     included: what `memories_on_file` resolves, for a page that lists each record on its own."""
-    scopes = tuple(normalise_scopes(await config.scopes.resolve(ctx)))
+    scopes = await scopes_on_file(config, ctx)
     if not scopes:
         return (), ()
     applying = set(scopes)

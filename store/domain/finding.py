@@ -17,6 +17,9 @@ holds every word typed, and leaves the order to the person. Its rules:
   (only punctuation or spaces) matches everything.
 - **Where a memory's words are** is the same cut over its own text, with each word's place in it,
   so the page marks exactly the words that matched (`marked_pieces`).
+- **A database can test the same thing** without ICU: each record keeps its `folded_memory` and its
+  `sort_key` beside it, and a search word matches when the stored text holds one of its `needles`
+  (a test of "holds this substring" any SQL `LIKE` answers).
 
 Folding a text costs a segmentation by ICU; the folded form of a text depends on nothing else, so it
 is kept for the most recent texts (`folded`), and a page over ten thousand memories folds only the
@@ -47,7 +50,9 @@ __all__ = (
     "in_page_order",
     "marked_pieces",
     "matches_all",
+    "needles",
     "search_words",
+    "sort_key",
     "word_spans",
     "words_pattern",
 )
@@ -120,9 +125,9 @@ def search_words(query: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1024)
-def _needles(word: str) -> tuple[str, ...]:
+def needles(word: str) -> tuple[str, ...]:
     """What a search word looks for in a folded text: a word it begins, or its singular as a whole
-    word (see the module docstring)."""
+    word (see the module docstring). A folded text holds the word when it holds any of these."""
     found = [" " + word]
     if len(word) >= 4 and word.endswith("s"):
         found.append(f" {word[:-1]} ")
@@ -136,7 +141,7 @@ def words_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
     """A pattern that matches a `folded` text (or several joined) holding every one of `words`: one
     look-ahead per word, for any of its needles, so the whole test runs in the regular expression
     engine rather than word by word in Python."""
-    ahead = ("(?=.*?(?:" + "|".join(re.escape(n) for n in _needles(word)) + "))" for word in words)
+    ahead = ("(?=.*?(?:" + "|".join(re.escape(n) for n in needles(word)) + "))" for word in words)
     return re.compile("".join(ahead), re.DOTALL)
 
 
@@ -173,7 +178,7 @@ def marked_pieces(text: str, words: Sequence[str]) -> tuple[tuple[str, bool], ..
 def _begins(word: str, search: str) -> bool:
     """Whether the search word matches this one folded word of a memory."""
     spaced = f" {word} "
-    return any(spaced.startswith(needle) for needle in _needles(search))
+    return any(spaced.startswith(needle) for needle in needles(search))
 
 
 def in_page_order(order: Order, records: Iterable[MemoryRecord]) -> list[MemoryRecord]:
@@ -190,3 +195,8 @@ def in_page_order(order: Order, records: Iterable[MemoryRecord]) -> list[MemoryR
 @lru_cache(maxsize=FOLD_CACHE_SIZE)
 def _folded_key(key: str) -> str:
     return fold(key)
+
+
+def sort_key(key: str) -> str:
+    """What the order by key compares first: the key folded (`fold`), by code point."""
+    return _folded_key(key)

@@ -29,6 +29,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from store.domain.finding import folded_memory, sort_key
 from store.domain.types import MemoryOrigin, MemoryRecord
 from store.persistence.driver import (
     INLINE_ROWS_AT_MOST,
@@ -317,6 +318,8 @@ async def upsert_record(
         "created_at": now,
         "updated_at": now,
         "search_terms": index_terms(scope, key, text),
+        "folded_words": folded_memory(key, text),
+        "sort_key": sort_key(key),
         "embedding": None if meaning is None else meaning.vector,
         "embedder": None if meaning is None else meaning.embedder,
     }
@@ -374,6 +377,8 @@ async def insert_records_where_free(
     rows = [
         {
             **_row_values(r, created_at),
+            "folded_words": folded_memory(r.key, r.text),
+            "sort_key": sort_key(r.key),
             "embedding": None if m is None else m.vector,
             "embedder": None if m is None else m.embedder,
         }
@@ -450,6 +455,7 @@ async def rewrite_record(
             origin_promoted_from=origin.promoted_from,
             updated_at=now,
             search_terms=index_terms(scope, before.key, text),
+            folded_words=folded_memory(before.key, text),
             embedding=None if meaning is None else meaning.vector,
             embedder=None if meaning is None else meaning.embedder,
         )
@@ -484,14 +490,22 @@ async def set_pinned(connection: AsyncConnection, *, id: str, pinned: bool) -> b
 
 
 async def insert_records(
-    connection: AsyncConnection, records: Sequence[MemoryRecord], meanings: Sequence[Meaning | None] = ()
+    connection: AsyncConnection,
+    records: Sequence[MemoryRecord],
+    meanings: Sequence[Meaning | None] = (),
+    *,
+    page_columns: bool = True,
 ) -> None:
     """Store records exactly as given (ids, times, pins), replacing any held at the same (scope, key),
     each with its meaning (`meanings[i]` for `records[i]`; none given, none stored, nor its columns
-    named). For imports, fixtures and benchmarks; a record's creation time is taken to be its update
+    named) and, unless `page_columns` is false (a schema before revision 0011), its folded words and
+    key. For imports, fixtures and benchmarks; a record's creation time is taken to be its update
     time."""
     given = list(meanings) or [None] * len(records)
     rows = [_row_values(r, r.updated_at) for r in records]
+    if page_columns:
+        for row, r in zip(rows, records, strict=True):
+            row.update(folded_words=folded_memory(r.key, r.text), sort_key=sort_key(r.key))
     if any(m is not None for m in given):  # otherwise the columns are left out: a schema before 0007 works
         for row, m in zip(rows, given, strict=True):
             row.update(embedding=None if m is None else m.vector, embedder=None if m is None else m.embedder)
@@ -537,6 +551,7 @@ _REWRITTEN = (
     "origin_promoted_from",
     "updated_at",
     "search_terms",
+    "folded_words",
     "embedding",
     "embedder",
 )
@@ -545,7 +560,7 @@ _REWRITTEN = (
 def _upsert_for(dialect_name: str) -> Insert:
     """The upsert `upsert_record` runs, every value a named parameter, so it compiles once
     (`run_statement`: one round trip on aiosqlite)."""
-    names = (*_REWRITTEN, "id", "scope", "key", "pinned", "created_at")
+    names = (*_REWRITTEN, "id", "scope", "key", "sort_key", "pinned", "created_at")
     insert = postgresql.insert if dialect_name == "postgresql" else sqlite.insert
     values = insert(memory).values({name: bindparam(name, type_=memory.c[name].type) for name in names})
     index = [memory.c.scope, memory.c.key]

@@ -20,12 +20,14 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from store.domain.paging import RecordsAsk, RecordsPage
 from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys
 from store.domain.scopes import own_scope, scope_ranks
 from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
 from store.embedding import Embedder, EmbedderError, embedding_text, nearest_keys, vector_bytes
 from store.persistence.driver import borrowed_reading
 from store.persistence.engine import joined_writes, reading, writing
+from store.persistence.listing import records_page
 from store.persistence.memories import (
     Meaning,
     delete_record,
@@ -198,6 +200,12 @@ class SqlMemoryProvider:
         """Mark a record always-on (or not): the console's act, which no agent path reaches."""
         async with writing(self._engine) as connection:
             return await set_pinned(connection, id=id, pinned=pinned)
+
+    async def records_page(self, ask: RecordsAsk) -> RecordsPage:
+        """A page of the records on file for a person, searched, filtered, counted, ordered and paged
+        by the database (`store.persistence.listing`)."""
+        async with reading(self._engine) as connection:
+            return await records_page(connection, ask)
 
     async def search(
         self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext

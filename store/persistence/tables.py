@@ -81,6 +81,8 @@ class MemoryRow(TableBase):
     __table_args__ = (
         UniqueConstraint("scope", "key"),
         CheckConstraint("origin_author IN ('human', 'agent')", name="origin_author"),
+        # The personal page lists one scope's records newest or oldest first, a page at a time.
+        Index(None, "scope", "updated_at"),
     )
 
     seq: Mapped[int] = mapped_column(RowNumber, primary_key=True, autoincrement=True)
@@ -99,6 +101,12 @@ class MemoryRow(TableBase):
     search_terms: Mapped[str] = mapped_column(server_default="")
     """What the search index holds for the row: a digest per (scope, word), never the words
     (`store.persistence.terms`). Every write computes it; the index is kept in step from it."""
+    folded_words: Mapped[str] = mapped_column(server_default="")
+    """The key's and the text's words folded as the personal page searches them, between spaces
+    (`store.domain.finding.folded_memory`): the page's search by words runs in SQL on it. It is the
+    row's own text in another form, so it goes when the row goes, as the text does."""
+    sort_key: Mapped[str] = mapped_column(server_default="")
+    """The key folded (`store.domain.finding.sort_key`): what the page's order by key compares."""
     embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
     """The record's meaning as a vector (`store.embedding`: normalised, float16), written with the
     record, so forgetting the record forgets its vector; None until an embedder has embedded it."""

@@ -193,7 +193,8 @@ async def test_upgrading_from_0003_indexes_the_memories_already_stored(sqlite_da
     try:
         await downgrade_engine(engine, "0003")
         async with engine.begin() as connection:
-            await insert_records(connection, STORED)  # as revision 0003 stored them, FTS5's triggers firing
+            # as revision 0003 stored them, FTS5's triggers firing
+            await insert_records(connection, STORED, page_columns=False)
         await upgrade_engine(engine)
         differences = await index_out_of_step(engine)
         found = await SqlMemoryProvider(engine).search(

@@ -23,18 +23,28 @@ conversation has neither). Counts:
 
 Each group is sorted (`sort=`: newest first by default, oldest first, or by key; a related search
 keeps the store's order) and paged `PAGE_SIZE` at a time. Without a chosen group every group shows
-its first page, and its page numbers lead to the group's own view, where `page=` applies.
+its first page, and its page numbers lead to the group's own view, where `page=` applies, or a date
+(`on=`, in the orders by date) stands for the page: the one holding the first memory written on or
+before that day, newest first, or on or after it, oldest first.
+
+Two ways, one answer: the page asks the database (`records_ask`, then `selection_of` over what it
+answered: only the counts and the shown records are read), and a view that needs every record in
+hand (a related search; forgetting all that match; the list re-rendered after an act) chooses them
+here (`select_entries`). The tests hold both to the same selection for every filter.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import date, datetime
 from typing import ClassVar, Literal, get_args
 
-from store import Actor, DigestEntry, MemoryRecord, Override
+from store import Actor, DigestEntry, MemoryRecord, Override, own_scope
 from store.domain.finding import ORDERS, Order, folded, folded_memory, in_page_order, search_words, words_pattern
+from store.domain.paging import RecordsAsk, RecordsPage, jump_instant, jump_page, page_start
 from store.persistence.registry import Origin
 from web.kit.paging import MAX_QUERY_CHARS, ListQuery, page_number, search_text
 from web.kit.words import AuthorKind, ScopeWords, author_kind, scope_words
@@ -51,7 +61,9 @@ __all__ = (
     "OriginState",
     "Selection",
     "listed_records",
+    "records_ask",
     "select_entries",
+    "selection_of",
 )
 
 PAGE_SIZE = 50
@@ -61,6 +73,7 @@ AUTHOR_KINDS: tuple[AuthorKind, ...] = get_args(AuthorKind)
 Match = Literal["words", "related"]
 OriginState = Literal["present", "gone"]
 ORIGIN_STATES: tuple[OriginState, ...] = get_args(OriginState)
+_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +90,9 @@ class MemoryQuery(ListQuery):
     page: int = 1
     match: Match = "words"
     """How the text is matched; kept without text too, so the person's choice stays chosen."""
+    on: str = ""
+    """A date jump (`YYYY-MM-DD`): the chosen group's page is the one holding the first memory written
+    on or before that day, newest first, or on or after it, oldest first; it stands for `page`."""
 
     @classmethod
     def parse(
@@ -89,6 +105,7 @@ class MemoryQuery(ListQuery):
         order: str | None = None,
         page: str | None = None,
         match: str | None = None,
+        on: str | None = None,
     ) -> MemoryQuery:
         query = cls(
             text=search_text(text),
@@ -98,12 +115,14 @@ class MemoryQuery(ListQuery):
             order=next((o for o in ORDERS if o == order), "newest"),
             page=page_number(page),
             match="related" if match == "related" else "words",
+            on=_jump_day(on),
         )
-        return replace(query, page=1) if query.related else query
+        return replace(query, page=1, on="") if query.related else query
 
     @classmethod
     def from_params(cls, params: Mapping[str, str]) -> MemoryQuery:
-        """The query of an address's parameters (`q`, `group`, `author`, `origin`, `sort`, `page`, `match`)."""
+        """The query of an address's parameters (`q`, `group`, `author`, `origin`, `sort`, `on`, `page`,
+        `match`)."""
         return cls.parse(
             text=params.get("q"),
             group=params.get("group"),
@@ -112,7 +131,13 @@ class MemoryQuery(ListQuery):
             order=params.get("sort"),
             page=params.get("page"),
             match=params.get("match"),
+            on=params.get("on"),
         )
+
+    @property
+    def jump(self) -> datetime | None:
+        """The date jump's instant in this order (none without a date, or in the order by key)."""
+        return jump_instant(date.fromisoformat(self.on), self.order) if self.on else None
 
     @property
     def related(self) -> bool:
@@ -132,6 +157,7 @@ class MemoryQuery(ListQuery):
             ("author", self.author),
             ("origin", self.origin),
             ("sort", self.order if self.order != "newest" else ""),
+            ("on", self.on),
             ("page", str(self.page) if self.page > 1 else ""),
         ]
 
@@ -168,20 +194,23 @@ class Listed:
 
 @dataclass(frozen=True, slots=True)
 class GroupSelection:
-    """One scope's records: how many it holds, which match in order, and which are shown."""
+    """One scope's records: how many it holds, how many match, and which are shown."""
 
     scope: str
     slug: str
     words: ScopeWords
     held: int
-    matching: tuple[MemoryRecord, ...]
+    matched: int
     shown: tuple[Listed, ...]
     start: int
-    """The index in `matching` of the first shown record."""
+    """The index among the matching records of the first shown record."""
+    matching: tuple[MemoryRecord, ...] = ()
+    """The matching records themselves, in order, when they were chosen here rather than by the
+    database (`select_entries`): forgetting all that match reads them."""
 
     @property
     def pages(self) -> int:
-        return max(1, -(-len(self.matching) // PAGE_SIZE))
+        return max(1, -(-self.matched // PAGE_SIZE))
 
     @property
     def page(self) -> int:
@@ -210,12 +239,12 @@ class Selection:
         if self.query.group:
             return tuple(g for g in self.groups if g.slug == self.query.group)
         if self.query.filtered:
-            return tuple(g for g in self.groups if g.matching)
+            return tuple(g for g in self.groups if g.matched)
         return self.groups
 
     @property
     def matching(self) -> int:
-        return sum(len(g.matching) for g in self.visible)
+        return sum(g.matched for g in self.visible)
 
     def shown(self) -> tuple[Listed, ...]:
         return tuple(e for g in self.visible for e in g.shown)
@@ -248,6 +277,7 @@ def select_entries(
     named = _named_groups(by_scope, actor)
     if query.group not in {slug for _, slug, _ in named}:
         query = replace(query, group="", page=1)
+    jump = None if query.related or not query.group else query.jump
     ranks: dict[str, int] = {}
     on_file_keys: set[str] = set()
     if query.related:
@@ -263,9 +293,15 @@ def select_entries(
             matching = sorted((r for r in kept if r.key in ranks), key=lambda r: ranks[r.key])
         else:
             matching = in_page_order(query.order, kept)
-        start = _start(len(matching), query.page) if slug == query.group and not query.related else 0
+        page = query.page
+        if slug == query.group and jump is not None:
+            newer = query.order == "newest"
+            page = jump_page(
+                sum(1 for r in matching if (r.updated_at >= jump if newer else r.updated_at < jump)), PAGE_SIZE
+            )
+        start = page_start(len(matching), page, PAGE_SIZE) if slug == query.group and not query.related else 0
         shown = tuple(Listed(r, on_file.entry_of(r)) for r in matching[start : start + PAGE_SIZE])
-        groups.append(GroupSelection(scope, slug, scope_named, len(held), tuple(matching), shown, start))
+        groups.append(GroupSelection(scope, slug, scope_named, len(held), len(matching), shown, start, tuple(matching)))
     return Selection(
         query=query,
         total=len(on_file.records),
@@ -276,7 +312,48 @@ def select_entries(
     )
 
 
-def _named_groups(by_scope: Mapping[str, list[MemoryRecord]], actor: Actor) -> list[tuple[str, str, ScopeWords]]:
+def records_ask(scopes: Sequence[str], actor: Actor, query: MemoryQuery) -> tuple[MemoryQuery, RecordsAsk]:
+    """What to ask the database for `query` (a search by words; a related search is ranked by the
+    store instead), and the query as understood: a group that is not this person's reads as none."""
+    named = _named_groups(dict.fromkeys(scopes), actor)
+    chosen = next((scope for scope, slug, _ in named if slug == query.group), None)
+    if chosen is None:
+        query = replace(query, group="", page=1)
+    ask = RecordsAsk(
+        scopes=tuple(scopes),
+        actor_id=actor.id,
+        own=own_scope(actor),
+        words=search_words(query.text),
+        author=query.author,
+        origin=query.origin,
+        order=query.order,
+        scope=chosen,
+        page=query.page,
+        size=PAGE_SIZE,
+        jump=query.jump,
+    )
+    return query, ask
+
+
+def selection_of(page: RecordsPage, ask: RecordsAsk, actor: Actor, query: MemoryQuery) -> Selection:
+    """The selection the database answered `ask` with, grouped as `select_entries` groups it."""
+    contested = OnFile(ask.scopes, page.contested)
+    groups = tuple(
+        GroupSelection(
+            scope,
+            slug,
+            words,
+            held=page.held.get(scope, 0),
+            matched=page.matching.get(scope, 0),
+            shown=tuple(Listed(r, contested.entry_of(r)) for r in page.shown.get(scope, ())),
+            start=page.starts.get(scope, 0),
+        )
+        for scope, slug, words in _named_groups(dict.fromkeys(ask.scopes), actor)
+    )
+    return Selection(query=query, total=sum(page.held.values()), related=0, groups=groups, words=ask.words)
+
+
+def _named_groups(by_scope: Mapping[str, object], actor: Actor) -> list[tuple[str, str, ScopeWords]]:
     """Each scope with its slug and words; two scopes of one kind are numbered apart ("shared-x-2")."""
     slugs: Counter[str] = Counter()
     named = []
@@ -337,6 +414,11 @@ class _Filter:
         return (Origin(thread_id, run_id) in self._resolving) == (self._origin == "present")
 
 
-def _start(matching: int, page: int) -> int:
-    last_page = max(1, -(-matching // PAGE_SIZE))
-    return (min(page, last_page) - 1) * PAGE_SIZE
+def _jump_day(raw: str | None) -> str:
+    """An `on=` value as the day it names (`YYYY-MM-DD`), or none when it names no day."""
+    if not raw or not _DAY.fullmatch(raw):
+        return ""
+    try:
+        return date.fromisoformat(raw).isoformat()
+    except ValueError:
+        return ""

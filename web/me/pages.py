@@ -38,7 +38,7 @@ from litestar.response import Redirect, Template
 from store import DigestEntry, ScopeContext, own_scope
 from store.domain.administration import promotion_targets
 from store.domain.forgetting import Choice, chosen_reach
-from store.memory import NOT_ON_FILE, related_keys
+from store.memory import NOT_ON_FILE, related_keys, scopes_on_file
 from store.persistence.registry import Origin
 from web.kit.identity.elevation import ROLES_UNCONFIRMED, Elevation
 from web.kit.identity.sessions import Viewer
@@ -47,7 +47,15 @@ from web.kit.notices import NoticeView
 from web.kit.problems import ProblemView, Refreshed, problem_answer
 from web.kit.security import safe_next_path
 from web.kit.words import NOT_PUT_BACK, PUBLISH_REFUSED, not_theirs_to_change, scope_words
-from web.me.listing import RELATED_LIMIT, MemoryQuery, Selection, listed_records, select_entries
+from web.me.listing import (
+    RELATED_LIMIT,
+    MemoryQuery,
+    Selection,
+    listed_records,
+    records_ask,
+    select_entries,
+    selection_of,
+)
 from web.me.on_file import OnFile, on_file, resolving_origins
 from web.me.undo import NOTICES, RestoreOutcome, restore_forgotten, undo_token
 from web.me.views import (
@@ -121,14 +129,14 @@ async def memories(
     target = request.htmx.target if request.htmx and not request.htmx.history_restore_request else None
     now = _now()
     notice = None if target else NOTICES.read(visit.services, visit.viewer, request.cookies.get(NOTICES.name), now)
-    view = await _page(visit, await on_file(visit.services, visit.viewer.actor), query, now, notice)
+    view = await listing_page(visit, query, now, notice)
     if target is None:
         cookies = [NOTICES.cleared()] if NOTICES.name in request.cookies else []
         controls = await controls_view(visit.services, visit.viewer)
         context = {"page": view, "controls": controls}
         return Template("me/index.html", context=context, headers=_HEADERS, cookies=cookies)
-    # A page number followed moves the focus to the page's first entry; typing in the search does not.
-    if (request.htmx.trigger or "").startswith("page-"):
+    # A page number or a date followed moves the focus to the page's first entry; typing in the search does not.
+    if (request.htmx.trigger or "").startswith(("page-", "date-")):
         return Template("me/_paged.html", context={"page": view, "focus_first": True}, headers=_HEADERS)
     return Template("me/_results.html", context={"page": view}, headers=_HEADERS)
 
@@ -287,6 +295,19 @@ async def selected(visit: Visit, found: OnFile, query: MemoryQuery) -> tuple[Sel
     return select_entries(found, visit.viewer.actor, query, related, every), every
 
 
+async def listing_page(visit: Visit, query: MemoryQuery, now: datetime, notice: NoticeView | None) -> MemoriesPage:
+    """The page for `query` as the database answers it: the search by words, the filters, the counts,
+    the order and the page number are asked of it, so only what is shown is read. A related search is
+    ranked by the store over everything on file instead."""
+    actor = visit.viewer.actor
+    if query.related:
+        return await _page(visit, await on_file(visit.services, actor), query, now, notice)
+    scopes = await scopes_on_file(visit.services.memory, ScopeContext(actor=actor))
+    query, ask = records_ask(scopes, actor, query)
+    selection = selection_of(await visit.services.provider.records_page(ask), ask, actor, query)
+    return await _worded(visit, selection, None, now, notice)
+
+
 async def _page(
     visit: Visit,
     found: OnFile,
@@ -294,9 +315,21 @@ async def _page(
     now: datetime,
     notice: NoticeView | None,
 ) -> MemoriesPage:
-    """Select what to show (for a related search, the store's ranking picks and orders it), ask the
-    registry about those entries' origins only, and word it."""
+    """Select what to show of `found` (for a related search, the store's ranking picks and orders it),
+    ask the registry about those entries' origins only, and word it."""
     selection, every = await selected(visit, found, query)
+    return await _worded(visit, selection, every, now, notice)
+
+
+async def _worded(
+    visit: Visit,
+    selection: Selection,
+    every: frozenset[Origin] | None,
+    now: datetime,
+    notice: NoticeView | None,
+) -> MemoriesPage:
+    """`selection` in words: `every`, the origins that resolve among every record's when a filter by
+    origin read them already; otherwise the registry is asked about the shown entries' only."""
     area_href = "/admin" if visit.elevation.administers else "/support/preview" if visit.elevation.may_preview else ""
     shown = selection.shown()
     return memories_page(

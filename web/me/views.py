@@ -32,6 +32,7 @@ from web.me.listing import RELATED_LIMIT, GroupSelection, Listed, MemoryQuery, S
 from web.me.on_file import HasRecord, origin_of
 
 __all__ = (
+    "DateJumpView",
     "EntryView",
     "FiltersView",
     "GroupView",
@@ -129,6 +130,15 @@ class EntryView:
 
 
 @dataclass(frozen=True, slots=True)
+class DateJumpView:
+    """A form that goes to the page of a date: what it asks, and the day it starts at."""
+
+    label: str
+    value: str
+    """The day asked for, or else the day of the first entry shown."""
+
+
+@dataclass(frozen=True, slots=True)
 class GroupView:
     slug: str
     heading: str
@@ -142,6 +152,8 @@ class GroupView:
     """What an empty group says."""
     jump: tuple[tuple[str, str], ...] = ()
     """The fields a "go to page" form sends beside the page number: this view on the group's own view."""
+    date_jump: DateJumpView | None = None
+    """The "go to a date" form, beside the page numbers of a group listed by date."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,7 +326,7 @@ def stated_by(entries: Iterable[HasRecord], actor: Actor) -> set[str]:
 
 
 def group_view(group: GroupSelection, query: MemoryQuery, entries: _EntryBuilder) -> GroupView:
-    matching = len(group.matching)
+    matching = group.matched
     paged = query.related or group.pages <= 1
     return GroupView(
         slug=group.slug,
@@ -327,12 +339,21 @@ def group_view(group: GroupSelection, query: MemoryQuery, entries: _EntryBuilder
         pager=None if paged else _pager(group, query),
         empty=_empty_filtered(query) if query.filtered else _empty_group(group),
         jump=() if paged else _jump_fields(query, group.slug),
+        date_jump=None if paged or query.order == "key" else _date_jump(query, group),
     )
 
 
 def _jump_fields(query: MemoryQuery, slug: str) -> tuple[tuple[str, str], ...]:
     """What "go to page" sends beside the number it asks for: this view's filters, on the group."""
-    return tuple((n, v) for n, v in replace(query, group=slug, page=1).pairs() if v and n != "page")
+    return tuple((n, v) for n, v in replace(query, group=slug, page=1, on="").pairs() if v and n != "page")
+
+
+def _date_jump(query: MemoryQuery, group: GroupSelection) -> DateJumpView:
+    """The "go to a date" form of a group listed newest or oldest first."""
+    newest = query.order == "newest"
+    label = "Go to what was written on or before" if newest else "Go to what was written on or after"
+    shown = group.shown[0].record.updated_at.date().isoformat() if group.shown else ""
+    return DateJumpView(label=label, value=query.on or shown)
 
 
 def _empty_filtered(query: MemoryQuery) -> str:
@@ -351,10 +372,10 @@ def _pager(group: GroupSelection, query: MemoryQuery) -> PagerView | None:
     """The group's pages; each is the group's own view (from the overview, its first page is the one
     shown and its other pages lead there)."""
 
-    def to(number: int) -> str:
-        return query.href(group=group.slug, page=number) + f"#group-{group.slug}"
+    def to(number: int) -> str:  # a page number followed stands for the date jump
+        return query.href(group=group.slug, page=number, on="") + f"#group-{group.slug}"
 
-    shown, of = len(group.shown), len(group.matching)
+    shown, of = len(group.shown), group.matched
     return pager(page=group.page, pages=group.pages, start=group.start, shown=shown, of=of, href=to)
 
 
