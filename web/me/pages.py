@@ -48,6 +48,7 @@ from web.kit.problems import ProblemView, Refreshed, problem_answer
 from web.kit.security import safe_next_path
 from web.kit.words import NOT_PUT_BACK, PUBLISH_REFUSED, not_theirs_to_change, scope_words
 from web.me.listing import (
+    PAGE_SIZE,
     RELATED_LIMIT,
     MemoryQuery,
     Selection,
@@ -171,7 +172,12 @@ async def forget_on_page(
     if entry.overrides:
         after = await on_file(visit.services, visit.viewer.actor)
     view = await _page(visit, after, query, now, notice)
-    if entry.overrides or query.related or not any(g.entries for g in view.groups if g.slug == "you"):
+    # The whole list again when the one row's going is not the only change it shows: a wider value
+    # now applies, a related search's closest few take in the next, the group emptied, or the group
+    # spans pages, whose range, counts and page numbers move and whose next page's first row moves up.
+    own = next((g for g in view.groups if g.slug == "you"), None)
+    paged = own is not None and own.matching >= PAGE_SIZE
+    if entry.overrides or query.related or own is None or not own.entries or paged:
         return _whole_list(view)
     return Template("me/_forgotten.html", context={"page": view}, headers=_HEADERS)
 
