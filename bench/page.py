@@ -46,8 +46,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from bench.storage import NewDatabase, RawReader, compiled, on_backends
 from store import Actor
 from store.persistence import SqlMemoryProvider, open_engine
-from store.persistence.listing import contested_statement, counts_statement, page_statement, passing_conditions
-from store.persistence.memories import memory
+from store.persistence.listing import contested_statements, counts_statement, page_statement, passing_conditions
+from store.persistence.memories import memory, records_from_rows
 from store.persistence.registry import runs, threads
 from web.app import create_app
 from web.demo.content import DEMO_PEOPLE, seed_demo
@@ -179,12 +179,16 @@ async def _shown_origins(
 
 async def _page_statements(engine: AsyncEngine, actor: Actor, scopes: tuple[str, ...], path: str) -> list[Any]:
     """The statements the page at `path` runs on the memories, as `store.persistence.listing` builds
-    them: the contested records, the counts, and a page of each group shown, from where it starts."""
+    them: the wider scopes' records and the narrowest one's of their keys, the counts, and a page of
+    each group shown, from where it starts."""
     _, ask = records_ask(scopes, actor, MemoryQuery.from_params(dict(parse_qsl(urlsplit(path).query))))
     answer = await SqlMemoryProvider(engine).records_page(ask)
     passing = passing_conditions(ask, answer.contested)
     pages = [page_statement(ask, scope, passing, start, engine.dialect) for scope, start in answer.starts.items()]
-    return [contested_statement(ask.scopes), counts_statement(ask.scopes, passing), *pages]
+    at_wider, *_ = contested_statements(ask.scopes)
+    async with engine.connect() as connection:
+        wider = records_from_rows((await connection.execute(at_wider)).all())
+    return [*contested_statements(ask.scopes, wider), counts_statement(ask.scopes, passing), *pages]
 
 
 def _floor(

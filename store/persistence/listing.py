@@ -32,7 +32,7 @@ from store.domain.types import MemoryRecord
 from store.persistence.memories import MEMORY_COLUMNS, key_in_code_points, memory, records_from_rows
 from store.persistence.registry import runs, threads
 
-__all__ = ("contested_statement", "counts_statement", "page_statement", "passing_conditions", "records_page")
+__all__ = ("contested_statements", "counts_statement", "page_statement", "passing_conditions", "records_page")
 
 _LIKE_ESCAPE = "\\"
 
@@ -62,20 +62,29 @@ async def records_page(connection: AsyncConnection, ask: RecordsAsk) -> RecordsP
 
 async def _contested(connection: AsyncConnection, scopes: Sequence[str]) -> tuple[MemoryRecord, ...]:
     """Every record of a key held at more than one of `scopes`: each such key has a record at a scope
-    wider than the narrowest, and the wider scopes hold few, so those are read with the narrower
-    records of their keys, and the keys held once are left out here."""
-    rows = await connection.execute(contested_statement(scopes))
-    records = records_from_rows(rows.all())
+    wider than the narrowest, and the wider scopes hold few, so those are read, then the narrowest
+    scope's records of their keys; the keys held once are left out here."""
+    at_wider, *_ = contested_statements(scopes)
+    wider = records_from_rows((await connection.execute(at_wider)).all())
+    records = list(wider)
+    for narrowest in contested_statements(scopes, wider)[1:]:
+        records += records_from_rows((await connection.execute(narrowest)).all())
     held: dict[str, int] = {}
     for record in records:
         held[record.key] = held.get(record.key, 0) + 1
     return tuple(r for r in records if held[r.key] > 1)
 
 
-def contested_statement(scopes: Sequence[str]) -> Select[Any]:
-    """The records at `scopes` of every key held at one of the wider ones (all but the first)."""
-    wider = select(memory.c.key).where(memory.c.scope.in_(scopes[1:]))
-    return select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes), memory.c.key.in_(wider))
+def contested_statements(scopes: Sequence[str], wider: Sequence[MemoryRecord] | None = None) -> list[Select[Any]]:
+    """What reads the records of the keys held at several scopes: every record at the wider scopes (all
+    but the first; they hold few), then, once those are known (`wider`), the narrowest scope's records
+    of their keys, named one by one so that each is a seek in the (scope, key) index whatever the
+    planner guesses of the scope's size."""
+    at_wider = select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes[1:]))
+    keys = sorted({r.key for r in wider or ()})
+    if not keys:
+        return [at_wider]
+    return [at_wider, select(*MEMORY_COLUMNS).where(memory.c.scope == scopes[0], memory.c.key.in_(keys))]
 
 
 def counts_statement(scopes: Sequence[str], passing: Sequence[ColumnElement[bool]]) -> Select[Any]:
