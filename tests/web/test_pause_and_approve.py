@@ -155,10 +155,33 @@ async def test_a_waiting_note_can_be_settled_only_by_its_person(
             f"/memories/waiting/{held['pending']['id']}/{decision}", data={"csrf_token": token}
         )
         assert response.status_code == 404
+        problem = tree(response).one(attrs={"data-problem": "404"})
+        assert problem.one("h1").text == "That note is no longer waiting"
+        assert problem.one("a", {"data-action": "back"})["href"] == "/memories/waiting"
     assert (await client.get("/agent/memories/waiting")).json()["count"] == 0
     await login_as(ADA)
     page = tree(await client.get("/"))
     assert page.one(attrs={"data-action": "waiting"})["data-waiting-count"] == "1"
+
+
+async def test_settling_a_note_already_settled_answers_the_problem_page_or_its_notice(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    await require_approval(client, login_as)
+    await digest(client, "run_1")
+    held = await remember(client, "run_1", "call_1", "units", "kilometres")
+    token = await login_as(ADA)
+    path = f"/memories/waiting/{held['pending']['id']}/discard"
+    assert (await client.post(path, data={"csrf_token": token}, follow_redirects=False)).status_code == 303
+
+    again = await client.post(path, data={"csrf_token": token})
+    in_place = await client.post(path, data={"csrf_token": token}, headers={"HX-Request": "true"})
+
+    assert (again.status_code, in_place.status_code) == (404, 404)
+    assert "no longer waiting" in tree(again).one(attrs={"data-problem": "404"}).one("h1").text
+    notice = tree(in_place).one(attrs={"data-problem": "404"})
+    assert "It may already have been approved or discarded." in notice.text
+    assert notice.one("a", {"data-action": "dismiss"})["href"] == "/memories/waiting"
 
 
 async def test_the_approval_setting_is_audited_and_only_for_the_admins_own_organisation(

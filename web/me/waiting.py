@@ -8,7 +8,8 @@ concluded that wait for their approval (when their organisation requires it).
   replacement, which is nothing).
 - `GET /agent/memories/waiting` answers the same as JSON for a chat client: how many wait, and which.
 
-A note that is not the person's answers exactly like one that does not exist (404).
+A note that is not the person's answers exactly like one that does not exist, or one already settled:
+404, with the problem page (for htmx, the notice) every gone thing answers.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from store.domain.wire import WaitingNoteWire, waiting_note_wire
 from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
 from web.kit.identity.sessions import Viewer
+from web.kit.problems import ProblemView, problem_answer
 from web.kit.views import TimeView, time_view
 from web.kit.wire import refusal
 from web.services import Services
@@ -45,7 +47,7 @@ __all__ = (
 )
 
 _HEADERS = {"Cache-Control": "no-store"}
-GONE = "That note is no longer waiting: it may already have been approved or discarded."
+GONE = "It may already have been approved or discarded."
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,10 +129,10 @@ async def _settle(
     viewer: Viewer,
     pending_id: str,
     decision: Literal["approve", "discard"],
-) -> Response[str] | Redirect:
+) -> Template | Response[str] | Redirect:
     settled = await services.consent.settle(viewer.actor, pending_id, decision)
     if not settled.found:
-        return Response(GONE, status_code=404, media_type=MediaType.TEXT, headers=_HEADERS)
+        return _gone(request, viewer)
     if request.htmx:  # the row goes
         return Response("", status_code=200, media_type=MediaType.HTML, headers=_HEADERS)
     return Redirect(f"/memories/waiting?settled={decision}", status_code=303, headers=_HEADERS)
@@ -149,11 +151,22 @@ async def settle_waiting(
     pending_id: FromPath[str],
     decision: FromPath[str],
     data: SettleBody,
-) -> Response[str] | Redirect:
+) -> Template | Response[str] | Redirect:
     """`approve` or `discard` one waiting note; any other decision is an address that is not here."""
     if decision not in _DECISIONS:
-        return Response(GONE, status_code=404, media_type=MediaType.TEXT, headers=_HEADERS)
+        return _gone(request, viewer)
     return await _settle(request, services, viewer, pending_id, _DECISIONS[decision])
+
+
+def _gone(request: HTMXRequest, viewer: Viewer) -> Template:
+    """A note that is not waiting (settled already, or never the person's): the problem page, or for
+    htmx the notice, with the way back to the list."""
+    problem = ProblemView(404, "That note is no longer waiting", GONE, back="/memories/waiting", back_label=_BACK)
+    account = {"viewer_name": viewer.name, "csrf_token": viewer.csrf_token}
+    return problem_answer(request, problem, page="me/problem.html", headers=_HEADERS, context={"account": account})
+
+
+_BACK = "Back to what waits for your approval"
 
 
 _DECISIONS: dict[str, Literal["approve", "discard"]] = {"approve": "approve", "discard": "discard"}
