@@ -363,8 +363,19 @@ class Administration:
         pause), their journaled digests and remember outcomes, their conversation-registry rows, their
         sessions and the record of having seen them; drop the values from earlier audit entries about
         their own scope. The trail keeps that the erasure happened, by whom and when (at their
-        organisation's scope, where its administrators see it). None when `actor` may not erase them."""
-        if self._stores is None or not await self.may_erase(actor, person):
+        organisation's scope, where its administrators see it). None when `actor` may not erase them:
+        the attempt is audited then, about the person, so they see who tried."""
+        if self._stores is None:
+            return None
+        if not await self.may_erase(actor, person):
+            await self._audit.append(
+                who=actor.id,
+                action="erase-refused",
+                scope=f"tenant:{person.tenant_ref}" if person.tenant_ref else "global",
+                key=None,
+                subject=person.id,
+                after={"person": person.id},
+            )
             return None
         own = own_scope(person)
         erasure = Erasure(

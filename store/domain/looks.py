@@ -38,7 +38,7 @@ class StaffAct:
 
     at: datetime
     who: str
-    kind: Literal["preview", "erase", "move"]
+    kind: Literal["preview", "erase", "erase-refused", "move"]
     organisation: str | None
     moved_from: str | None = None
     moved_to: str | None = None
@@ -46,11 +46,11 @@ class StaffAct:
 
 def staff_acts(person_id: str, entries: Iterable[TrailEntry]) -> tuple[StaffAct, ...]:
     """The staff acts about `person_id`, newest first, each once: previews of their prompt, their
-    erasures, and the moves an operator made. A move their own sign-in made is not a staff act, and
-    neither is anything the person did themselves."""
+    erasures and the attempts to erase them that were refused, and the moves an operator made. A
+    move their own sign-in made is not a staff act, and neither is anything the person did themselves."""
     groups: list[list[TrailEntry]] = []
     for entry in sorted(entries, key=lambda e: e.at, reverse=True):
-        if entry.action not in {"preview", "erase", "move"} or entry.who == person_id:
+        if entry.action not in {"preview", "erase", "erase-refused", "move"} or entry.who == person_id:
             continue
         if entry.action == "move" and _after(entry).get("by") == "sign-in":
             continue
@@ -92,7 +92,8 @@ def _act(group: list[TrailEntry]) -> StaffAct:
         others = [t for t in tenants if t != person_tenant]
         organisation = others[0] if others else (tenants[0] if tenants else None)
         return StaffAct(first.at, first.who, "preview", organisation)
-    if first.action == "erase":
-        return StaffAct(first.at, first.who, "erase", tenants[0] if tenants else None)
+    if first.action in {"erase", "erase-refused"}:
+        kind: Literal["erase", "erase-refused"] = "erase" if first.action == "erase" else "erase-refused"
+        return StaffAct(first.at, first.who, kind, tenants[0] if tenants else None)
     moved_from, moved_to = after.get("from"), after.get("to")
     return StaffAct(first.at, first.who, "move", None, moved_from=moved_from, moved_to=moved_to)

@@ -22,7 +22,9 @@ from store.persistence.types import new_id, utc_now
 
 __all__ = ("AUDIT_ACTIONS", "AuditAction", "AuditEntry", "AuditTrail")
 
-AuditAction = Literal["write", "edit", "delete", "pin", "unpin", "promote", "preview", "erase", "move", "approval"]
+AuditAction = Literal[
+    "write", "edit", "delete", "pin", "unpin", "promote", "preview", "erase", "erase-refused", "move", "approval"
+]
 AUDIT_ACTIONS: tuple[str, ...] = get_args(AuditAction)
 
 trail = table_of(AuditEntryRow)

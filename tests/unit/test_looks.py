@@ -59,6 +59,12 @@ def test_an_erasure_names_the_organisation_it_was_recorded_at() -> None:
     )
 
 
+def test_a_refused_erasure_attempt_is_shown_as_one() -> None:
+    tried = TrailEntry(T, "jonas", "erase-refused", "tenant:berlin", {"person": "ada"})
+
+    assert staff_acts("ada", [tried]) == (StaffAct(T, "jonas", "erase-refused", "berlin"),)
+
+
 def test_an_operators_move_is_shown_and_a_sign_in_move_or_ones_own_act_is_not() -> None:
     moved = {"person": "ada", "from": "berlin", "to": None, "by": "operator"}
     by_sign_in = {"person": "ada", "from": None, "to": "berlin", "by": "sign-in"}

@@ -213,3 +213,20 @@ async def test_the_erasure_address_with_the_id_in_the_path_still_leads_to_it(
     assert nobody.status_code == 404
     assert moved.status_code in (301, 302, 303, 307, 308)
     assert moved.headers["location"] == "/admin/people/erase?person=ada"
+
+
+async def test_a_refused_erasure_is_shown_to_the_person_among_who_has_looked(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(client, services)
+    token = await login_as(JONAS)
+
+    refused = await client.post("/admin/people/erase?person=ada", data={"csrf_token": token})
+    await login_as(ADA)
+    looked = tree(await client.get("/looked"))
+
+    assert refused.status_code == 404
+    assert "Tried to erase what is on file about you, and was refused" in looked.text
+    [attempt] = [e for e in await services.audit.about("ada") if e.action == "erase-refused"]
+    assert (attempt.who, attempt.scope) == ("jonas", "tenant:berlin")
+    assert await services.provider.get("m1") is not None

@@ -35,6 +35,8 @@ def act_words(act: StaffAct) -> str:
         return "Looked at what your assistant is told about you (a support preview of your prompt)"
     if act.kind == "erase":
         return "Erased what was on file about you"
+    if act.kind == "erase-refused":
+        return "Tried to erase what is on file about you, and was refused"
     return f"Moved you from {_organisation(act.moved_from)} to {_organisation(act.moved_to)}"
 
 
