@@ -8,7 +8,8 @@ and after. A memory outside the scopes a person administers answers exactly like
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from store.domain.administration import (
@@ -24,6 +25,7 @@ from store.domain.administration import (
 from store.domain.authority import memory_write_verdict
 from store.domain.block import build_memory_block
 from store.domain.codec import record_to_json
+from store.domain.receipts import DeletionReceipt, Removal, deletion_receipt
 from store.domain.remember import check_memory_input
 from store.domain.scopes import GLOBAL_SCOPE, normalise_scopes, own_scope
 from store.domain.types import Actor, MemoryDigest, MemoryOrigin, MemoryRecord, ScopeContext
@@ -108,6 +110,8 @@ class Erasure:
     checkpoints: int
     conversations: int
     sessions: int
+    receipt: DeletionReceipt | None = None
+    """What went from where, for the administrator to keep."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +382,7 @@ class Administration:
             )
             return None
         own = own_scope(person)
+        removed = await self._provider.removal(own)
         erasure = Erasure(
             person=person.id,
             memories=await self._provider.retire_scope(own),
@@ -385,12 +390,22 @@ class Administration:
             conversations=await self._stores.registry.erase_actor(person.id),
             sessions=await self._stores.sessions.delete_for_actor(person.id),
         )
-        if self._stores.controls is not None:
-            await self._stores.controls.erase_person(person.id)
+        waiting = await self._stores.controls.erase_person(person.id) if self._stores.controls is not None else 0
         await self._people.forget(person.id)
         if self._stores.stash is not None:
             await self._stores.stash.erase_owner(own)
-        await self._audit.redact_scope(own)
+        removal = Removal(
+            memories=erasure.memories,
+            vectors=removed.vectors,
+            index_entries=removed.index_entries,
+            audit_redacted=await self._audit.redact_scope(own),
+            journal_removed=erasure.checkpoints,
+            waiting=waiting,
+            conversations=erasure.conversations,
+            sessions=erasure.sessions,
+        )
+        now = datetime.now(UTC)
+        erasure = replace(erasure, receipt=deletion_receipt("erasure", person.id, now, removal, retention_hours=0))
         await self._audit.append(
             who=actor.id,
             action="erase",

@@ -15,6 +15,10 @@ it is stated by the person. It is held to the input rules of every write, and re
 trail at the person's own scope with the value before and after — a scope no administrator reads.
 Forgetting a memory drops its key and values from those entries, so the trail never keeps the text
 of a memory the person forgot.
+
+**Each forget has a receipt** (`store.domain.receipts`): how many memories, search index entries,
+vectors and audit texts went, how many conversations in progress still hold it in their journal, and
+for a forget-all the waiting notes discarded with them, counted in the transaction that deletes them.
 """
 
 from __future__ import annotations
@@ -30,12 +34,14 @@ from cryptography.fernet import Fernet, InvalidToken
 from store.domain.authority import memory_forget_verdict
 from store.domain.codec import record_from_json, record_to_json
 from store.domain.forgetting import Choice, chosen_reach, memory_correct_verdict, putback
+from store.domain.receipts import DeletionReceipt, Removal, deletion_receipt
 from store.domain.remember import check_memory_input
 from store.domain.scopes import own_scope
 from store.domain.types import Actor, MemoryRecord, ScopeContext
 from store.memory import NOT_ON_FILE, ForgetOutcome, MemoryConfig, memories_on_file
-from store.persistence import AuditTrail, ForgottenStash, SqlMemoryProvider
+from store.persistence import AuditTrail, ForgottenStash, MemoryControlStore, RunJournal, SqlMemoryProvider
 from store.restating import restate
+from store.runs import DIGEST_POSITION, offered
 
 __all__ = (
     "UNDO_WINDOW",
@@ -65,6 +71,8 @@ class Forgotten:
 
     records: tuple[MemoryRecord, ...]
     ticket: UndoTicket | None
+    receipt: DeletionReceipt | None = None
+    """What went from where (None when nothing went)."""
 
     @property
     def count(self) -> int:
@@ -104,12 +112,18 @@ class PersonalMemories:
         stash: ForgottenStash,
         audit: AuditTrail,
         *,
+        journal: RunJournal | None = None,
+        waiting: MemoryControlStore | None = None,
+        retention_hours: int = 48,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
         self._config = config
         self._provider = provider
         self._stash = stash
         self._audit = audit
+        self._journal = journal
+        self._waiting = waiting
+        self._retention_hours = retention_hours
         self._clock = clock
 
     async def forget(self, actor: Actor, choice: Choice, *, undoable: bool = True) -> Forgotten:
@@ -122,16 +136,35 @@ class PersonalMemories:
         own = own_scope(actor)
         key = Fernet.generate_key()
         ticket = None
+        ids = [e.record.id for e in choice.goes]
         async with self._provider.together():
-            gone = await self._provider.forget_many(ids=[e.record.id for e in choice.goes], ctx=ctx)
+            removed = await self._provider.removal(own, ids)
+            gone = await self._provider.forget_many(ids=ids, ctx=ctx)
             if not gone:
                 return Forgotten(records=(), ticket=None)
             if undoable:
                 payload = [{"record": record_to_json(r), "createdAt": created.isoformat()} for r, created in gone]
                 sealed = Fernet(key).encrypt(json.dumps(payload).encode())
                 ticket = UndoTicket(await self._stash.keep(owner=own, sealed=sealed), key.decode())
-            await self._audit.redact_keys(own, [r.key for r, _ in gone])
-        return Forgotten(records=tuple(r for r, _ in gone), ticket=ticket)
+            redacted = await self._audit.redact_keys(own, [r.key for r, _ in gone])
+        removal = Removal(
+            memories=len(gone),
+            vectors=removed.vectors,
+            index_entries=removed.index_entries,
+            audit_redacted=redacted,
+            journal_kept=await self._runs_holding(actor, {r.id for r, _ in gone}),
+            undo_kept=len(gone) if ticket is not None else 0,
+        )
+        receipt = deletion_receipt("forget", actor.id, self._clock(), removal, retention_hours=self._retention_hours)
+        return Forgotten(records=tuple(r for r, _ in gone), ticket=ticket, receipt=receipt)
+
+    async def _runs_holding(self, actor: Actor, ids: set[str]) -> int:
+        """How many of the person's runs still journaled were offered any of `ids`: their recorded
+        prompt keeps it until retention prunes them."""
+        if self._journal is None or not ids:
+            return 0
+        held = await self._journal.held_at(actor.id, DIGEST_POSITION)
+        return sum(1 for _, _, stored in held if offered(stored)[1] & ids)
 
     async def forget_by_id(self, actor: Actor, memory_id: str) -> ForgetOutcome:
         """Forget one memory by id, with no undo (the agent API's read-back): a shared fact is
@@ -145,14 +178,27 @@ class PersonalMemories:
             return ForgetOutcome("not_found", NOT_ON_FILE)
         return ForgetOutcome("forgotten", memory_forget_verdict(scope=own_scope(actor), actor=actor).reason)
 
-    async def forget_all(self, actor: Actor) -> int:
-        """Forget everything held at the person's own scope, and every value the trail kept of it; no
-        undo. How many memories went."""
+    async def forget_all(self, actor: Actor) -> DeletionReceipt:
+        """Forget everything held at the person's own scope, every value the trail kept of it and every
+        note waiting for their approval; no undo. The receipt says what went from where."""
         own = own_scope(actor)
+        ids: set[str] = set()
+        if self._journal is not None:  # the journal's line names only runs offered one of these
+            ids = {r.id for r in await self._provider.list(scopes=[own], ctx=ScopeContext(actor=actor))}
         async with self._provider.together():
+            removed = await self._provider.removal(own)
             gone = await self._provider.forget_all(ctx=ScopeContext(actor=actor))
-            await self._audit.redact_scope(own)
-        return gone
+            redacted = await self._audit.redact_scope(own)
+            waiting = await self._waiting.discard_waiting(actor.id) if self._waiting is not None else 0
+        removal = Removal(
+            memories=gone,
+            vectors=removed.vectors,
+            index_entries=removed.index_entries,
+            audit_redacted=redacted,
+            journal_kept=await self._runs_holding(actor, ids),
+            waiting=waiting,
+        )
+        return deletion_receipt("forget-all", actor.id, self._clock(), removal, retention_hours=self._retention_hours)
 
     async def undo(self, actor: Actor, ticket: UndoTicket) -> Undone:
         """Put back what the act behind `ticket` forgot, as it was, within `UNDO_WINDOW`: once."""

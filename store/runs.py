@@ -43,6 +43,7 @@ __all__ = (
     "RunMemory",
     "RunNotStartedError",
     "RunRegistry",
+    "offered",
     "remember_position",
 )
 
@@ -179,6 +180,29 @@ class _JournaledRemember(RememberWire, frozen=True):
     journaled before fingerprints were kept does not have."""
 
     arguments: str | None = None
+
+
+class _OfferedEntry(msgspec.Struct, frozen=True):
+    id: str
+
+
+class _OfferedDigest(msgspec.Struct, frozen=True):
+    entries: list[_OfferedEntry]
+
+
+class _Offered(msgspec.Struct, rename="camel", frozen=True):
+    thread_id: str | None
+    digest: _OfferedDigest
+
+
+_decode_offered = msgspec.json.Decoder(_Offered).decode
+
+
+def offered(stored: str) -> tuple[str | None, frozenset[str]]:
+    """From a `memory:digest` checkpoint's JSON text: the run's thread, and the ids of the memories
+    its prompt was offered (decoding nothing else)."""
+    run = _decode_offered(stored)
+    return run.thread_id, frozenset(entry.id for entry in run.digest.entries)
 
 
 _decode_recorded = msgspec.json.Decoder(RecordedRun).decode

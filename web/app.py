@@ -53,7 +53,15 @@ from web.kit.session_api import csrf_scheme, session_scheme
 from web.kit.words import shown_as_read
 from web.me.chosen import confirm_forget_chosen, correct_memory, edit_memory, forget_chosen
 from web.me.looked import looked_csv, looked_json, who_looked
-from web.me.mine import confirm_forget_all, export_csv, export_json, forget_all, forget_all_done
+from web.me.mine import (
+    confirm_forget_all,
+    export_csv,
+    export_json,
+    forget_all,
+    forget_all_done,
+    receipt_json,
+    receipt_page,
+)
 from web.me.pages import (
     confirm_promotion,
     forget_on_page,
@@ -175,6 +183,8 @@ def create_app(
             confirm_forget_all,
             forget_all,
             forget_all_done,
+            receipt_page,
+            receipt_json,
             confirm_promotion,
             promote_on_page,
             memory_row,

@@ -126,6 +126,12 @@ class MemoryControlStore:
             result = await connection.execute(delete(pending).where(pending.c.id == pending_id))
         return bool(result.rowcount)
 
+    async def discard_waiting(self, person_id: str) -> int:
+        """Delete every note waiting for the person's approval (their forget-all): how many went."""
+        async with writing(self._engine) as connection:
+            result = await connection.execute(delete(pending).where(pending.c.person_id == person_id))
+        return int(result.rowcount)
+
     async def erase_person(self, person_id: str) -> int:
         """Everything kept about the person here: their waiting notes and their pause. How many notes went."""
         async with writing(self._engine) as connection:

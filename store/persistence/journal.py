@@ -194,6 +194,18 @@ class RunJournal:
             result = await connection.execute(statement)
             return {str(position): payload for position, payload in result.all()}
 
+    async def held_at(self, actor_id: str, position: str) -> list[tuple[str, datetime, str]]:
+        """The checkpoints at `position` of the runs for `actor_id` still kept (within retention): each
+        run's id, when it was stored and its JSON text, oldest first. One statement."""
+        statement = (
+            select(journal.c.run_id, journal.c.created_at, cast(journal.c.payload, Text))
+            .where(journal.c.actor_id == actor_id, journal.c.position == position)
+            .order_by(journal.c.created_at, journal.c.run_id)
+        )
+        async with reading(self._engine) as connection:
+            rows = (await connection.execute(statement)).all()
+        return [(str(run_id), created_at, str(payload)) for run_id, created_at, payload in rows]
+
     async def prune(self, *, older_than: datetime) -> int:
         """Drop the checkpoints of every run begun before `older_than`, leaving a tombstone so a late
         resume is told rather than recomputed; how many runs went."""

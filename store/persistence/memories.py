@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
@@ -47,6 +48,7 @@ from store.persistence.types import new_id
 __all__ = (
     "MEMORY_COLUMNS",
     "Meaning",
+    "Removed",
     "delete_record",
     "delete_record_at_scope",
     "delete_record_returning",
@@ -65,6 +67,7 @@ __all__ = (
     "records_from_rows",
     "records_from_sqlite_rows",
     "records_narrowest_newest_first",
+    "removal_at_scope",
     "rewrite_record",
     "scope_rank",
     "set_pinned",
@@ -345,6 +348,38 @@ async def delete_records_at_scope(connection: AsyncConnection, *, scope: str) ->
 
 _AT_ONCE = 500
 """Ids per statement."""
+
+
+@dataclass(frozen=True, slots=True)
+class Removed:
+    """What deleting some records removes: the records, the vectors among them, and their entries in
+    the word index (a record whose search terms are empty has none)."""
+
+    records: int
+    vectors: int
+    index_entries: int
+
+
+async def removal_at_scope(connection: AsyncConnection, *, scope: str, ids: Sequence[str] | None = None) -> Removed:
+    """What deleting the records at `scope` (only those of `ids`, when given) would remove, counted
+    in the transaction that then deletes them."""
+    counts = select(
+        func.count(),
+        func.count(memory.c.embedding),
+        func.count(case((memory.c.search_terms != "", 1))),
+    ).where(memory.c.scope == scope)
+    if ids is None:
+        records, vectors, entries = (await connection.execute(counts)).one()
+        return Removed(records, vectors, entries)
+    total = Removed(0, 0, 0)
+    distinct = list(dict.fromkeys(ids))
+    for start in range(0, len(distinct), _AT_ONCE):
+        chunk = counts.where(memory.c.id.in_(distinct[start : start + _AT_ONCE]))
+        records, vectors, entries = (await connection.execute(chunk)).one()
+        total = Removed(total.records + records, total.vectors + vectors, total.index_entries + entries)
+    return total
+
+
 _ROWS_AT_ONCE = 1_000
 """Rows per insert: fifteen values each, under both backends' limit of 32,766 bound parameters."""
 

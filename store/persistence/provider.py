@@ -30,6 +30,7 @@ from store.persistence.engine import joined_writes, reading, writing
 from store.persistence.listing import records_page
 from store.persistence.memories import (
     Meaning,
+    Removed,
     delete_record,
     delete_record_at_scope,
     delete_record_returning,
@@ -44,6 +45,7 @@ from store.persistence.memories import (
     records_at_scopes,
     records_at_scopes_up_to,
     records_narrowest_newest_first,
+    removal_at_scope,
     rewrite_record,
     set_pinned,
     set_pinned_returning,
@@ -168,6 +170,12 @@ class SqlMemoryProvider:
         """Delete everything held at the actor's own scope, at once; how many records went."""
         async with writing(self._engine) as connection:
             return await delete_records_at_scope(connection, scope=own_scope(ctx.actor))
+
+    async def removal(self, scope: str, ids: Sequence[str] | None = None) -> Removed:
+        """What deleting the records at `scope` (only `ids`, when given) would remove now: inside
+        `together()`, counted in the transaction that deletes them."""
+        async with writing(self._engine) as connection:
+            return await removal_at_scope(connection, scope=scope, ids=ids)
 
     async def forget_many(
         self, *, ids: Sequence[str], ctx: ScopeContext

@@ -166,7 +166,7 @@ async def test_forgetting_all_drops_the_values_of_ones_corrections_too(
     await provider.add([record("m_1", "units", "miles")])
     assert (await personal.correct(ADA, "m_1", "wombatword kilometres")).status == "done"
 
-    assert await personal.forget_all(ADA) == 1
+    assert (await personal.forget_all(ADA)).removal.memories == 1
 
     assert await places_holding(engine, "wombatword") == []
     assert (await audit.at_scopes(["actor:ada"]))[0].after is None

@@ -8,9 +8,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 __all__ = ("places_holding",)
 
 
-async def places_holding(engine: AsyncEngine, needle: str) -> list[str]:
+async def places_holding(engine: AsyncEngine, needle: str | bytes) -> list[str]:
     """Every table (the search index's included; blobs read as bytes) whose rows contain `needle`,
-    by name."""
+    by name. A text is looked for in blobs by its UTF-8 bytes; bytes are looked for in blobs only."""
+    raw = needle.encode() if isinstance(needle, str) else needle
     found: list[str] = []
     async with engine.connect() as connection:
         if connection.dialect.name == "sqlite":
@@ -31,8 +32,11 @@ async def places_holding(engine: AsyncEngine, needle: str) -> list[str]:
             rows = (await connection.execute(text(f'SELECT * FROM "{name}"'))).all()  # noqa: S608 - catalog names
             for row in rows:
                 for value in row:
-                    if (isinstance(value, bytes) and needle.encode() in value) or (
-                        value is not None and not isinstance(value, bytes) and needle in str(value)
+                    if (isinstance(value, bytes) and raw in value) or (
+                        isinstance(needle, str)
+                        and value is not None
+                        and not isinstance(value, bytes)
+                        and needle in str(value)
                     ):
                         found.append(name)
     return sorted(set(found))

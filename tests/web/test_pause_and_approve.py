@@ -184,6 +184,19 @@ async def test_settling_a_note_already_settled_answers_the_problem_page_or_its_n
     assert notice.one("a", {"data-action": "dismiss"})["href"] == "/memories/waiting"
 
 
+async def test_forgetting_all_of_mine_discards_the_notes_waiting_for_my_approval(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    await require_approval(client, login_as)
+    await digest(client, "run_1")
+    await remember(client, "run_1", "call_1", "units", "kilometres")
+    token = await login_as(ADA)
+
+    assert (await client.post("/memories/forget-all", data={"csrf_token": token})).status_code == 303
+
+    assert (await client.get("/agent/memories/waiting")).json()["count"] == 0
+
+
 async def test_the_approval_setting_is_audited_and_only_for_the_admins_own_organisation(
     client: httpx.AsyncClient, services: Services, login_as: LoginAs
 ) -> None:

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated
 from urllib.parse import urlencode
 
-from litestar import get, post
+import msgspec
+from litestar import Response, get, post
 from litestar.di import NamedDependency
 from litestar.params import FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest
@@ -17,20 +19,31 @@ from litestar.response import Redirect, Template
 
 from store import Actor
 from store.admin import PEOPLE_SHOWN
+from store.domain.receipts import DeletionReceipt
 from web.kit.area import NO_STORE, AreaView, area_view
 from web.kit.area_words import organisation_name, role_words
 from web.kit.identity.elevation import Elevation
 from web.kit.identity.sessions import Viewer
 from web.kit.identity.visit import Visit
 from web.kit.problems import ProblemView, problem_answer
+from web.kit.receipts import ReceiptView, open_receipt, receipt_out, receipt_view, seal_receipt
 from web.kit.words import PersonName, person_name
 from web.services import Services
 from web.settings import Settings
 
-__all__ = ("ERASE_PATH", "confirm_erasure", "erase_href", "erase_person", "people")
+__all__ = (
+    "ERASE_PATH",
+    "ERASURE_RECEIPT_PATH",
+    "confirm_erasure",
+    "erase_href",
+    "erase_person",
+    "erasure_receipt",
+    "people",
+)
 
 ERASE_PATH = "/admin/people/erase"
 OLD_ERASE_PATH = "/admin/people/{person_id:str}/erase"
+ERASURE_RECEIPT_PATH = "/admin/people/erasure-receipt.json"
 PersonId = Annotated[str | None, QueryParameter(name="person", description="The person's id.")]
 
 
@@ -67,6 +80,7 @@ class ErasurePage:
     checkpoints: int = 0
     conversations: int = 0
     sessions: int = 0
+    receipt: ReceiptView | None = None
 
 
 def _person(actor: Actor, names: Mapping[str, str], settings: Settings) -> PersonView:
@@ -159,8 +173,30 @@ async def _erase(request: HTMXRequest, visit: Visit, person_id: str) -> Template
         checkpoints=erasure.checkpoints,
         conversations=erasure.conversations,
         sessions=erasure.sessions,
+        receipt=_receipt(visit, erasure.receipt),
     )
     return Template("admin/erase.html", context={"page": page, "area": page.area}, headers=NO_STORE)
+
+
+def _receipt(visit: Visit, receipt: DeletionReceipt | None) -> ReceiptView | None:
+    if receipt is None:
+        return None
+    return receipt_view(receipt, seal_receipt(visit.services, visit.viewer, receipt), ERASURE_RECEIPT_PATH)
+
+
+@get(ERASURE_RECEIPT_PATH, name="admin_erasure_receipt", include_in_schema=False)
+async def erasure_receipt(
+    visit: NamedDependency[Visit],
+    receipt: Annotated[str, QueryParameter(name="receipt", max_length=2000)] = "",
+) -> Response[bytes]:
+    """An erasure's receipt as JSON, for the administrator who did it (sealed for their session, for a
+    day); 404 without a valid one."""
+    found = open_receipt(visit.services, visit.viewer, receipt, datetime.now(UTC))
+    if found is None or found.act != "erasure":
+        return Response(b'{"error": "There is no such receipt here."}', status_code=404, media_type="application/json")
+    stamp = found.at.astimezone(UTC).strftime("%Y-%m-%d-%H%M%S")
+    headers = {**NO_STORE, "Content-Disposition": f'attachment; filename="onfile-erasure-{stamp}.json"'}
+    return Response(msgspec.json.encode(receipt_out(found)), media_type="application/json", headers=headers)
 
 
 def _not_found(request: HTMXRequest, viewer: Viewer, elevation: Elevation, person_id: str) -> Template:

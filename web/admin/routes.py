@@ -14,7 +14,7 @@ from web.admin.actions import delete_fact, edit_fact, fact_step, pin_fact
 from web.admin.audit import audit_download_csv, audit_download_json, audit_trail
 from web.admin.organisation import organisation_settings, set_approval
 from web.admin.pages import fact_row, publish_fact, shared_facts
-from web.admin.people import confirm_erasure, erase_person, people
+from web.admin.people import confirm_erasure, erase_person, erasure_receipt, people
 from web.kit.identity.elevation import administrators_only
 
 __all__ = ("admin_pages_router",)
@@ -33,6 +33,7 @@ admin_pages_router = Router(
         people,
         confirm_erasure,
         erase_person,
+        erasure_receipt,
         audit_download_csv,
         audit_download_json,
         organisation_settings,

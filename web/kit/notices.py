@@ -35,6 +35,8 @@ class NoticeView:
     detail: str = ""
     undo_token: str = ""
     """Present when the person may still undo a forget."""
+    receipt_href: str = ""
+    """Where the receipt of a forget is shown (present after a forget)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +51,13 @@ class NoticeCookie:
 
     def sealed(self, services: Services, viewer: Viewer, notice: NoticeView, now: datetime) -> Cookie:
         """The notice for the page the browser is redirected to, sealed for this session."""
-        data = {"kind": notice.kind, "message": notice.message, "detail": notice.detail, "undo": notice.undo_token}
+        data = {
+            "kind": notice.kind,
+            "message": notice.message,
+            "detail": notice.detail,
+            "undo": notice.undo_token,
+            "receipt": notice.receipt_href,
+        }
         value = seal(services.settings.secret_key, viewer.session_id, self.purpose, data, now)
         if len(value) > _COOKIE_LIMIT:
             data["undo"] = ""
@@ -80,4 +88,5 @@ class NoticeCookie:
             message=str(data.get("message", "")),
             detail=str(data.get("detail", "")),
             undo_token=str(data.get("undo", "")),
+            receipt_href=str(data.get("receipt", "")),
         )

@@ -27,6 +27,7 @@ from store.domain.forgetting import Choice, chosen_reach, matching_reach, select
 from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeView
 from web.kit.problems import ProblemView
+from web.kit.receipts import RECEIPT_PAGE, receipt_href
 from web.kit.words import not_theirs_to_change
 from web.me.listing import MemoryQuery
 from web.me.on_file import OnFile, on_file
@@ -164,6 +165,7 @@ async def forget_chosen(
         message=f"Forgotten: “{forgotten.records[0].key}”." if count == 1 else f"Forgotten: {count:,} memories.",
         detail=_in_flight(visit.services),
         undo_token=undo_token(visit.services, visit.viewer, forgotten.ticket, now),
+        receipt_href=receipt_href(visit.services, visit.viewer, forgotten.receipt, RECEIPT_PAGE),
     )
     if not request.htmx:
         cookie = NOTICES.sealed(visit.services, visit.viewer, notice, now)

@@ -25,13 +25,31 @@ from litestar.response import Redirect, Template
 
 from store import forget_all_reach
 from web.kit.identity.sessions import Viewer
+from web.kit.receipts import (
+    RECEIPT_JSON,
+    RECEIPT_PAGE,
+    ReceiptOut,
+    ReceiptView,
+    open_receipt,
+    receipt_out,
+    receipt_view,
+    seal_receipt,
+)
 from web.kit.spreadsheets import CSV_MEDIA_TYPE, for_spreadsheets, neutralise_cell
 from web.me.on_file import on_file
 from web.me.readback import MemoryEntryOut, read_back
-from web.me.undo import forget_all_receipt, read_forget_all_receipt
 from web.services import Services
 
-__all__ = ("confirm_forget_all", "entries_csv", "export_csv", "export_json", "forget_all", "forget_all_done")
+__all__ = (
+    "confirm_forget_all",
+    "entries_csv",
+    "export_csv",
+    "export_json",
+    "forget_all",
+    "forget_all_done",
+    "receipt_json",
+    "receipt_page",
+)
 
 NO_STORE = {"Cache-Control": "no-store"}
 
@@ -132,34 +150,77 @@ async def forget_all(
     viewer: NamedDependency[Viewer],
     data: Annotated[ForgetAllForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
 ) -> Redirect:
-    """Everything at the person's own scope goes at once; the page says how many, from a receipt
-    sealed for this session (a count in the address alone could say anything)."""
-    gone = await services.personal.forget_all(viewer.actor)
-    receipt = forget_all_receipt(services, viewer, gone, datetime.now(UTC))
+    """Everything at the person's own scope goes at once; the page says what went from where, from a
+    receipt sealed for this session (counts in the address alone could say anything)."""
+    receipt = seal_receipt(services, viewer, await services.personal.forget_all(viewer.actor))
     return Redirect(f"/memories/forget-all/done?{urlencode({'receipt': receipt})}", status_code=303, headers=NO_STORE)
 
 
 @dataclass(frozen=True, slots=True)
 class ForgetAllDoneView:
-    """What a forget-all deleted; `count` is None when this page was opened without a valid receipt
-    (directly, from another session, or long after), so it claims nothing."""
+    """What a forget-all deleted; `count` and `receipt` are None when this page was opened without a
+    valid receipt (directly, from another session, or long after), so it claims nothing."""
 
     viewer_name: str
     csrf_token: str
     count: int | None
     retention_hours: int
+    receipt: ReceiptView | None = None
+
+
+ReceiptToken = Annotated[str, QueryParameter(name="receipt", max_length=2000)]
 
 
 @get("/memories/forget-all/done", name="forget_all_done", include_in_schema=False)
 async def forget_all_done(
     services: NamedDependency[Services],
     viewer: NamedDependency[Viewer],
-    receipt: Annotated[str, QueryParameter(name="receipt", max_length=1000)] = "",
+    receipt: ReceiptToken = "",
 ) -> Template:
+    found = open_receipt(services, viewer, receipt, datetime.now(UTC))
+    found = found if found is not None and found.act == "forget-all" else None
     view = ForgetAllDoneView(
         viewer_name=viewer.name,
         csrf_token=viewer.csrf_token,
-        count=read_forget_all_receipt(services, viewer, receipt, datetime.now(UTC)),
+        count=None if found is None else found.removal.memories,
         retention_hours=services.settings.journal_retention_hours,
+        receipt=None if found is None else receipt_view(found, receipt, RECEIPT_JSON),
     )
     return Template("me/forget_all_done.html", context={"page": view}, headers=NO_STORE)
+
+
+@dataclass(frozen=True, slots=True)
+class ReceiptPage:
+    """A forget's receipt; `receipt` None when there is no valid one (it claims nothing then)."""
+
+    viewer_name: str
+    csrf_token: str
+    receipt: ReceiptView | None
+
+
+@get(RECEIPT_PAGE, name="receipt_page", include_in_schema=False)
+async def receipt_page(
+    services: NamedDependency[Services], viewer: NamedDependency[Viewer], receipt: ReceiptToken = ""
+) -> Template:
+    found = open_receipt(services, viewer, receipt, datetime.now(UTC))
+    view = ReceiptPage(
+        viewer.name, viewer.csrf_token, None if found is None else receipt_view(found, receipt, RECEIPT_JSON)
+    )
+    return Template("me/receipt.html", context={"page": view}, headers=NO_STORE)
+
+
+@get(RECEIPT_JSON, name="receipt_json", include_in_schema=False)
+async def receipt_json(
+    services: NamedDependency[Services], viewer: NamedDependency[Viewer], receipt: ReceiptToken = ""
+) -> Response[bytes]:
+    """The receipt as JSON, to keep; 404 without a valid one."""
+    found = open_receipt(services, viewer, receipt, datetime.now(UTC))
+    if found is None:
+        return Response(b'{"error": "There is no such receipt here."}', status_code=404, media_type="application/json")
+    headers = {**NO_STORE, "Content-Disposition": _receipt_attachment(found.at)}
+    out: ReceiptOut = receipt_out(found)
+    return Response(msgspec.json.encode(out), media_type="application/json", headers=headers)
+
+
+def _receipt_attachment(at: datetime) -> str:
+    return f'attachment; filename="onfile-receipt-{at.astimezone(UTC).strftime("%Y-%m-%d-%H%M%S")}.json"'

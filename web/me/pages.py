@@ -45,6 +45,7 @@ from web.kit.identity.sessions import Viewer
 from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeView
 from web.kit.problems import ProblemView, Refreshed, problem_answer
+from web.kit.receipts import RECEIPT_PAGE, receipt_href
 from web.kit.security import safe_next_path
 from web.kit.words import NOT_PUT_BACK, PUBLISH_REFUSED, not_theirs_to_change, scope_words
 from web.me.listing import (
@@ -163,6 +164,7 @@ async def forget_on_page(
         message=f"Forgotten: “{entry.key}”.",
         detail=" ".join(part for part in (_revealed(entry, visit.viewer), _in_flight(visit.services)) if part),
         undo_token=undo_token(visit.services, visit.viewer, forgotten.ticket, now),
+        receipt_href=receipt_href(visit.services, visit.viewer, forgotten.receipt, RECEIPT_PAGE),
     )
     if not request.htmx:
         return Redirect(

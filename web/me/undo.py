@@ -8,8 +8,7 @@ person's own scope since (restoring would overwrite something newer).
 The token is sealed for the session (`web.kit.sealed`), so it cannot be read, forged or replayed from
 another session, and it stays small however many memories went: it names the stash and carries its
 key, never the memories. A notice for the page after a plain form's redirect rides the same way, in a
-short-lived cookie (`NOTICES`), and so does how many memories a forget-all deleted, in the address of
-the page that says so.
+short-lived cookie (`NOTICES`).
 """
 
 from __future__ import annotations
@@ -30,8 +29,6 @@ __all__ = (
     "NOTICE_COOKIE",
     "UNDO_SECONDS",
     "RestoreOutcome",
-    "forget_all_receipt",
-    "read_forget_all_receipt",
     "restore_forgotten",
     "undo_token",
 )
@@ -87,21 +84,3 @@ async def restore_forgotten(services: Services, viewer: Viewer, token: str, now:
         f"“{restored[0]}” is back on file." if len(restored) == 1 else f"{count_words(len(restored))} are back on file."
     )
     return RestoreOutcome("restored", message=message, reason=newer if kept else "", keys=tuple(restored))
-
-
-def forget_all_receipt(services: Services, viewer: Viewer, count: int, now: datetime) -> str:
-    """How many memories a forget-all deleted, sealed for this session: the page that says so believes
-    no count it was not given by the forget-all itself."""
-    return seal(services.settings.secret_key, viewer.session_id, "forget-all", {"count": count}, now)
-
-
-def read_forget_all_receipt(services: Services, viewer: Viewer, token: str, now: datetime) -> int | None:
-    """The count sealed by `forget_all_receipt`, or None when there is none, or it is forged, another
-    session's or older than `UNDO_SECONDS`."""
-    data = (
-        unseal(services.settings.secret_key, viewer.session_id, "forget-all", token, now, seconds=UNDO_SECONDS)
-        if token
-        else None
-    )
-    count = data.get("count") if data else None
-    return count if isinstance(count, int) and count >= 0 else None
