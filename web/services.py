@@ -25,8 +25,10 @@ from store.persistence import (
     open_engine,
     upgrade_engine,
 )
+from store.persistence.usage import UsageCounts
 from store.personal import PersonalMemories
-from store.runs import MemoryRuns
+from store.runs import DIGEST_POSITION, MemoryRuns, offered
+from store.usage import MemoryUsage
 from web.metrics import MemoryMetrics
 from web.plugins import load_embedder, load_gate, load_resolver
 from web.settings import Settings
@@ -51,6 +53,8 @@ class Services:
     personal: PersonalMemories
     """The person's own acts: forgetting one or many, undoing that, correcting a text."""
     stash: ForgottenStash
+    usage: MemoryUsage
+    """When each memory went into the person's prompts, and how often lately."""
     metrics: MemoryMetrics
     close: Callable[[], Awaitable[None]]
     """Closes the database connections: call it once, when the application stops."""
@@ -86,7 +90,7 @@ async def open_services(
         diagnostics=diagnostics,
     )
     registry = ConversationRegistry(engine)
-    journal = RunJournal(engine)
+    journal = RunJournal(engine, offered=offered, offered_at=DIGEST_POSITION)
     audit = AuditTrail(engine)
     people = KnownPeople(engine)
     sessions = DashboardSessions(engine, clock=clock)
@@ -124,6 +128,7 @@ async def open_services(
             clock=clock,
         ),
         stash=stash,
+        usage=MemoryUsage(journal, UsageCounts(engine)),
         metrics=metrics,
         close=partial(_close, engine.dispose, embedder),
         clock=clock,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import datetime
 from typing import Any
 
@@ -30,6 +30,7 @@ from store.persistence.engine import (
 )
 from store.persistence.tables import PrunedRunRow, RunCheckpointRow, table_of
 from store.persistence.types import utc_now
+from store.persistence.usage import add_use_counts, delete_use_counts
 
 __all__ = ("RunJournal", "RunPrunedError")
 
@@ -49,12 +50,30 @@ class RunPrunedError(LookupError):
         self.run_id = run_id
 
 
-class RunJournal:
-    """Checkpoints keyed by (run id, position); a payload is any JSON-able value."""
+Offered = Callable[[str], tuple[str | None, Iterable[str]]]
+"""From a checkpoint's JSON text: the run's conversation, and the ids of the memories its prompt was offered."""
 
-    def __init__(self, engine: AsyncEngine, *, clock: Callable[[], datetime] = utc_now) -> None:
+
+class RunJournal:
+    """Checkpoints keyed by (run id, position); a payload is any JSON-able value.
+
+    Given `offered` (how to read the memories a checkpoint at `offered_at` was offered), pruning first
+    adds each pruned run's offered memories to the counts of their use (`store.persistence.usage`),
+    in the transaction that deletes the run: when a memory was used outlives the journal, its text
+    does not."""
+
+    def __init__(
+        self,
+        engine: AsyncEngine,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        offered: Offered | None = None,
+        offered_at: str = "memory:digest",
+    ) -> None:
         self._engine = engine
         self._clock = clock
+        self._offered = offered
+        self._offered_at = offered_at
 
     async def checkpoint(
         self,
@@ -218,14 +237,30 @@ class RunJournal:
             if not run_ids:
                 return 0
             for chunk in _chunks(run_ids, 500):
+                if self._offered is not None:
+                    await add_use_counts(connection, await self._uses(connection, chunk, self._offered))
                 await connection.execute(delete(journal).where(journal.c.run_id.in_(chunk)))
                 await connection.execute(
                     _tombstones(connection.dialect.name), [{"run_id": r, "pruned_at": now} for r in chunk]
                 )
         return len(run_ids)
 
+    async def _uses(
+        self, connection: AsyncConnection, run_ids: list[str], offered: Offered
+    ) -> list[tuple[str, str, datetime, str | None]]:
+        """(person, memory, when, conversation) for each memory the runs' checkpoints were offered."""
+        statement = select(journal.c.actor_id, journal.c.created_at, cast(journal.c.payload, Text)).where(
+            journal.c.run_id.in_(run_ids), journal.c.position == self._offered_at, journal.c.actor_id.is_not(None)
+        )
+        uses: list[tuple[str, str, datetime, str | None]] = []
+        for actor_id, created_at, stored in (await connection.execute(statement)).all():
+            thread_id, ids = offered(str(stored))
+            uses.extend((actor_id, memory_id, created_at, thread_id) for memory_id in ids)
+        return uses
+
     async def erase_actor(self, actor_id: str) -> int:
-        """Drop every checkpoint of the runs for `actor_id` (their erasure), leaving the same tombstone
+        """Drop every checkpoint of the runs for `actor_id` (their erasure), and the counts of their use
+        of memories, leaving the same tombstone
         pruning leaves: a run of theirs still in flight is told its journal is gone, instead of being
         resolved afresh and writing about them again. How many checkpoints went."""
         now = self._clock()
@@ -233,6 +268,7 @@ class RunJournal:
             theirs = select(journal.c.run_id).where(journal.c.actor_id == actor_id).distinct()
             run_ids = [row[0] for row in (await connection.execute(theirs)).all()]
             result = await connection.execute(delete(journal).where(journal.c.actor_id == actor_id))
+            await delete_use_counts(connection, actor_id)
             for chunk in _chunks(run_ids, 500):
                 await connection.execute(
                     _tombstones(connection.dialect.name), [{"run_id": r, "pruned_at": now} for r in chunk]

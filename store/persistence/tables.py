@@ -9,7 +9,7 @@ postings tables `memory_terms` and `memory_corpus` and the triggers that keep th
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any, cast
 
 from sqlalchemy import (
@@ -17,6 +17,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     CheckConstraint,
+    Date,
     ForeignKey,
     Index,
     Integer,
@@ -40,6 +41,7 @@ __all__ = (
     "ForgottenStashRow",
     "KnownPersonRow",
     "MemoryRow",
+    "MemoryUseCountRow",
     "OrganisationSettingRow",
     "PendingMemoryRow",
     "PersonPreferenceRow",
@@ -126,6 +128,20 @@ class RunCheckpointRow(TableBase):
     created_at: Mapped[datetime]
     actor_id: Mapped[str | None]
     """Whom the run is for, so erasing a person finds their journaled digests without reading payloads."""
+
+
+class MemoryUseCountRow(TableBase):
+    """How many of a person's turns were offered a memory on one day, folded in from the journal when
+    it was pruned: ids and numbers, never the text. The live journal holds the rest."""
+
+    __tablename__ = "memory_use_count"
+
+    person_id: Mapped[str] = mapped_column(primary_key=True)
+    memory_id: Mapped[str] = mapped_column(primary_key=True)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    turns: Mapped[int] = mapped_column(Integer)
+    last_used_at: Mapped[datetime]
+    last_thread_id: Mapped[str | None]
 
 
 class PrunedRunRow(TableBase):

@@ -65,9 +65,11 @@ from web.me.views import (
     MemoriesPage,
     PromotionConfirmView,
     RowPage,
+    UsageView,
     entry_view,
     memories_page,
     stated_by,
+    usage_view,
 )
 from web.me.waiting import controls_view
 from web.services import Services
@@ -340,6 +342,7 @@ async def _worded(
     origin read them already; otherwise the registry is asked about the shown entries' only."""
     area_href = "/admin" if visit.elevation.administers else "/support/preview" if visit.elevation.may_preview else ""
     shown = selection.shown()
+    usage = await usage_views(visit, [e.record.id for e in shown], now)
     return memories_page(
         selection,
         visit.viewer.actor,
@@ -352,10 +355,22 @@ async def _worded(
         notice=notice,
         promotion_targets=_promotion_targets(visit.viewer, visit.elevation),
         area_href=area_href,
+        usage=usage,
     )
 
 
+async def usage_views(visit: Visit, memory_ids: list[str], now: datetime) -> dict[str, UsageView]:
+    """When each of the memories shown went into the person's prompts (`MemoryUsage`), and whether
+    the conversation of each last use is still there: the registry asked once."""
+    usage = await visit.services.usage.usage(visit.viewer.actor, memory_ids, now)
+    threads = {Origin(u.last_thread_id, None) for u in usage.values() if u.last_thread_id is not None}
+    resolving = await visit.services.registry.origins_resolve(threads) if threads else frozenset()
+    url = visit.services.settings.conversation_url
+    return {memory_id: usage_view(u, resolving, now, url) for memory_id, u in usage.items()}
+
+
 async def _row(visit: Visit, found: OnFile, entry: DigestEntry, query: MemoryQuery) -> EntryView:
+    usage = await usage_views(visit, [entry.record.id], _now())
     return entry_view(
         select_entries(found, visit.viewer.actor, query),
         visit.viewer.actor,
@@ -365,6 +380,7 @@ async def _row(visit: Visit, found: OnFile, entry: DigestEntry, query: MemoryQue
         conversation_url=visit.services.settings.conversation_url,
         names=await visit.services.people.names_of(stated_by([entry], visit.viewer.actor)),
         promotion_targets=_promotion_targets(visit.viewer, visit.elevation),
+        usage=usage,
     )
 
 

@@ -15,6 +15,7 @@ from urllib.parse import quote, urlencode
 
 from store import Actor, DigestEntry, Override, memory_forget_verdict
 from store.domain.finding import marked_pieces
+from store.domain.usage import Usage
 from store.persistence.registry import Origin
 from web.kit.notices import NoticeView
 from web.kit.paging import PagerView, pager
@@ -88,6 +89,33 @@ class PromotionView:
 
 
 @dataclass(frozen=True, slots=True)
+class UsageView:
+    """When the memory last went into one of the person's prompts, and how often lately: `last` None
+    for never; the conversation linked (`url`), or `gone` when it was deleted."""
+
+    last: TimeView | None
+    turns: int
+    turns_words: str
+    url: str | None = None
+    gone: bool = False
+
+
+NEVER_USED = UsageView(last=None, turns=0, turns_words="")
+
+
+def usage_view(usage: Usage, resolving: frozenset[Origin], now: datetime, conversation_url: str) -> UsageView:
+    """A memory's use in words, its last conversation linked or said to be gone."""
+    if usage.last_used_at is None:
+        return NEVER_USED
+    turns = f"in {usage.turns:,} {'turn' if usage.turns == 1 else 'turns'} over the last 30 days"
+    origin = Origin(usage.last_thread_id, None)
+    if usage.last_thread_id is not None and origin not in resolving:
+        return UsageView(time_view(usage.last_used_at, now), usage.turns, turns, gone=True)
+    url = conversation_link(conversation_url, origin)
+    return UsageView(time_view(usage.last_used_at, now), usage.turns, turns, url=url)
+
+
+@dataclass(frozen=True, slots=True)
 class EntryView:
     id: str
     key: str
@@ -115,6 +143,8 @@ class EntryView:
     """The key and the fact, marked where the search matched."""
     overridden_by: str = ""
     """For a record a narrower one overrides: whose value applies instead ("" for one that applies)."""
+    usage: UsageView | None = None
+    """When it went into the person's prompts (None where the page does not say)."""
 
     @property
     def forget_href(self) -> str:
@@ -233,12 +263,13 @@ def memories_page(
     notice: NoticeView | None = None,
     promotion_targets: tuple[str, ...] = (),
     area_href: str = "",
+    usage: Mapping[str, UsageView] | None = None,
 ) -> MemoriesPage:
     """`promotion_targets`: the wider scopes the person may republish their own entries at
     (`Administration.promotion_targets`), offered on each of their own entries; `names`: the names of
     the people who stated the entries shown (`stated_by`), by id."""
     query = selection.query
-    entries = _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets)
+    entries = _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets, usage)
     matching = selection.matching
     verb = "" if query.related else " matches" if matching == 1 else " match"
     return MemoriesPage(
@@ -310,9 +341,10 @@ def entry_view(
     conversation_url: str,
     names: Mapping[str, str],
     promotion_targets: tuple[str, ...] = (),
+    usage: Mapping[str, UsageView] | None = None,
 ) -> EntryView:
     """One entry as the page shows it, wherever it is on the page (an in-place step puts it back)."""
-    builder = _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets)
+    builder = _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets, usage)
     return builder.build(Listed(entry.record, entry))
 
 
@@ -442,7 +474,9 @@ class _EntryBuilder:
         conversation_url: str,
         names: Mapping[str, str],
         promotion_targets: tuple[str, ...] = (),
+        usage: Mapping[str, UsageView] | None = None,
     ) -> None:
+        self._usage = usage
         self._actor = actor
         self._names = names
         self._promotion_targets = promotion_targets
@@ -476,6 +510,7 @@ class _EntryBuilder:
             key_pieces=marked_pieces(record.key, self._words),
             fact_pieces=marked_pieces(record.text, self._words),
             overridden_by=self._overridden_by(listed),
+            usage=None if self._usage is None else self._usage.get(record.id, NEVER_USED),
         )
 
     def _overridden_by(self, listed: Listed) -> str:

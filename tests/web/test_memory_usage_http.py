@@ -1,0 +1,60 @@
+"""When each memory was used, as the person's page shows it: the last turn that was offered it, with
+its conversation linked or said to be deleted, the turns over the last 30 days, or "Never used"; and
+the same after the journal is pruned."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+
+from tests.web.builders import ADA, make_record, page_of, seed
+from tests.web.conftest import AGENT_TOKEN, LoginAs
+from tests.web.html_tree import Element
+from web.services import Services
+
+AUTH = {"Authorization": f"Bearer {AGENT_TOKEN}"}
+
+
+async def turn(client: AsyncTestClient[Litestar], run: str, thread: str) -> None:
+    body = {"actor": {"id": "ada", "tenantRef": "berlin"}, "threadId": thread, "text": ""}
+    assert (await client.post(f"/agent/runs/{run}/digest", json=body, headers=AUTH)).status_code == 200
+
+
+def usage_of(page: Element, memory_id: str) -> Element:
+    return page.one("li", {"data-entry": memory_id}).one(attrs={"data-usage": True})
+
+
+async def test_each_memory_says_when_it_was_last_used_how_often_lately_or_that_it_never_was(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"))
+    await turn(client, "run_1", "thr_1")
+    await turn(client, "run_2", "thr_2")
+    await seed(services, make_record("m_tone", "tone", "short"))  # written after both turns
+    await login_as(ADA)
+
+    page = page_of(await client.get("/"))
+
+    used, never = usage_of(page, "m_units"), usage_of(page, "m_tone")
+    assert (used["data-usage"], used["data-usage-turns"]) == ("used", "2")
+    assert "in 2 turns over the last 30 days" in used.text
+    assert used.one("a", {"data-usage-conversation": True})["href"] == "https://chat.example.com/threads/thr_2"
+    assert (never["data-usage"], never.text) == ("never", "Never used in a conversation")
+
+
+async def test_a_deleted_conversation_is_said_so_and_the_count_survives_pruning(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"))
+    await turn(client, "run_1", "thr_1")
+    await services.registry.delete_thread("thr_1")
+    await services.journal.prune(older_than=datetime.now(UTC) + timedelta(seconds=1))
+    await login_as(ADA)
+
+    used = usage_of(page_of(await client.get("/")), "m_units")
+
+    assert used["data-usage-turns"] == "1"
+    assert used.one(attrs={"data-badge": "usage-conversation-gone"}).text == "That conversation was deleted"
+    assert used.find("a") is None
