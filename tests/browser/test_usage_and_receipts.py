@@ -59,7 +59,8 @@ def test_each_memory_says_when_it_was_last_used_or_that_it_never_was(
     never = page.locator("[data-entry][data-key='parking'] [data-usage]")
     expect(never).to_have_attribute("data-usage", "never")
     expect(never).to_have_text("Never used in a conversation")
-    page.screenshot(path=str(artifacts / "usage-ada.png"), full_page=True)
+    page.locator("[data-entry][data-key='parking']").evaluate("entry => entry.scrollIntoView()")
+    page.screenshot(path=str(artifacts / "usage-ada.png"))
     context.close()
 
 
@@ -75,7 +76,7 @@ def test_a_forget_links_its_receipt_which_downloads_as_json(
 
     expect(page.locator("[data-receipt-line='memories']")).to_have_text("Memories: 1 memory deleted.")
     expect(page.locator("[data-receipt-line='search-index']")).to_contain_text("1 search index entry deleted.")
-    page.screenshot(path=str(artifacts / "receipt-ada.png"), full_page=True)
+    page.screenshot(path=str(artifacts / "receipt-ada.png"))
     with page.expect_download() as downloading:
         page.click("[data-action='download-receipt']")
     receipt = json.loads(Path(downloading.value.path()).read_text())
