@@ -41,7 +41,6 @@ from store.domain.types import Actor, MemoryRecord, ScopeContext
 from store.memory import NOT_ON_FILE, ForgetOutcome, MemoryConfig, memories_on_file
 from store.persistence import AuditTrail, ForgottenStash, MemoryControlStore, RunJournal, SqlMemoryProvider
 from store.restating import restate
-from store.runs import DIGEST_POSITION, offered
 
 __all__ = (
     "UNDO_WINDOW",
@@ -163,8 +162,7 @@ class PersonalMemories:
         prompt keeps it until retention prunes them."""
         if self._journal is None or not ids:
             return 0
-        held = await self._journal.held_at(actor.id, DIGEST_POSITION)
-        return sum(1 for _, _, stored in held if offered(stored)[1] & ids)
+        return len({run_id for run_id, _, _, _ in await self._journal.offered_in(actor.id, sorted(ids))})
 
     async def forget_by_id(self, actor: Actor, memory_id: str) -> ForgetOutcome:
         """Forget one memory by id, with no undo (the agent API's read-back): a shared fact is

@@ -2,7 +2,8 @@
 and in how many of their turns over the last `USAGE_WINDOW` (the rule is `store.domain.usage`).
 
 Read for the memories one page shows only, in a bounded number of statements whatever the person
-holds: their journaled digests still kept (one statement, decoding only the offered ids) and the
+holds: their journaled digests still kept (one statement, the database unnesting the offered ids
+and returning only those asked about) and the
 counts pruning folded in from the runs it dropped (one statement per 500 memories). Nothing is written
 on a turn's path.
 """
@@ -16,7 +17,6 @@ from store.domain.types import Actor
 from store.domain.usage import USAGE_WINDOW, Usage, Use, usage_of
 from store.persistence import RunJournal
 from store.persistence.usage import UsageCounts
-from store.runs import DIGEST_POSITION, offered
 
 __all__ = ("MemoryUsage",)
 
@@ -30,10 +30,7 @@ class MemoryUsage:
         """Each of `memory_ids`' use in `person`'s turns, at `now`."""
         if not memory_ids:
             return {}
-        wanted = frozenset(memory_ids)
-        uses: list[Use] = []
-        for _, at, stored in await self._journal.held_at(person.id, DIGEST_POSITION):
-            thread_id, ids = offered(stored)
-            uses.extend(Use(memory_id, at, thread_id) for memory_id in ids & wanted)
+        offered = await self._journal.offered_in(person.id, memory_ids)
+        uses = [Use(memory_id, at, thread_id) for _, at, thread_id, memory_id in offered]
         counted = await self._counts.counted(person.id, memory_ids, since=(now - USAGE_WINDOW).date())
         return usage_of(memory_ids, uses, counted, now)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Text, bindparam, cast, delete, exists, func, select, type_coerce
+from sqlalchemy import Text, bindparam, cast, delete, exists, func, select, text, type_coerce
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -29,7 +29,7 @@ from store.persistence.engine import (
     writing,
 )
 from store.persistence.tables import PrunedRunRow, RunCheckpointRow, table_of
-from store.persistence.types import utc_now
+from store.persistence.types import UtcDateTime, utc_now
 from store.persistence.usage import add_use_counts, delete_use_counts
 
 __all__ = ("RunJournal", "RunPrunedError")
@@ -213,17 +213,19 @@ class RunJournal:
             result = await connection.execute(statement)
             return {str(position): payload for position, payload in result.all()}
 
-    async def held_at(self, actor_id: str, position: str) -> list[tuple[str, datetime, str]]:
-        """The checkpoints at `position` of the runs for `actor_id` still kept (within retention): each
-        run's id, when it was stored and its JSON text, oldest first. One statement."""
-        statement = (
-            select(journal.c.run_id, journal.c.created_at, cast(journal.c.payload, Text))
-            .where(journal.c.actor_id == actor_id, journal.c.position == position)
-            .order_by(journal.c.created_at, journal.c.run_id)
-        )
+    async def offered_in(self, actor_id: str, memory_ids: Sequence[str]) -> list[tuple[str, datetime, str | None, str]]:
+        """Each (run, when, conversation, memory) where a run for `actor_id` still kept was offered one
+        of `memory_ids`, read from the checkpoints at `offered_at` by the database's own JSON functions,
+        so only those memories' rows leave it. One statement per 500 ids."""
+        found: list[tuple[str, datetime, str | None, str]] = []
+        distinct = list(dict.fromkeys(memory_ids))
         async with reading(self._engine) as connection:
-            rows = (await connection.execute(statement)).all()
-        return [(str(run_id), created_at, str(payload)) for run_id, created_at, payload in rows]
+            statement = _OFFERED_IN[connection.dialect.name]
+            for start in range(0, len(distinct), 500):
+                values = {"actor_id": actor_id, "position": self._offered_at, "ids": distinct[start : start + 500]}
+                for run_id, created_at, thread_id, memory_id in (await connection.execute(statement, values)).all():
+                    found.append((str(run_id), created_at, thread_id, str(memory_id)))
+        return found
 
     async def prune(self, *, older_than: datetime) -> int:
         """Drop the checkpoints of every run begun before `older_than`, leaving a tombstone so a late
@@ -274,6 +276,27 @@ class RunJournal:
                     _tombstones(connection.dialect.name), [{"run_id": r, "pruned_at": now} for r in chunk]
                 )
         return result.rowcount
+
+
+_OFFERED_IN = {
+    "sqlite": text(
+        "SELECT j.run_id AS run_id, j.created_at AS created_at, json_extract(j.payload, '$.threadId') AS thread_id, "
+        "json_extract(e.value, '$.id') AS memory_id "
+        "FROM run_journal AS j, json_each(j.payload, '$.digest.entries') AS e "
+        "WHERE j.actor_id = :actor_id AND j.position = :position AND json_extract(e.value, '$.id') IN :ids"
+    )
+    .bindparams(bindparam("ids", expanding=True))
+    .columns(run_id=Text(), created_at=UtcDateTime(), thread_id=Text(), memory_id=Text()),
+    "postgresql": text(
+        "SELECT j.run_id AS run_id, j.created_at AS created_at, j.payload->>'threadId' AS thread_id, "
+        "e->>'id' AS memory_id "
+        "FROM run_journal AS j, jsonb_array_elements(j.payload->'digest'->'entries') AS e "
+        "WHERE j.actor_id = :actor_id AND j.position = :position AND e->>'id' IN :ids"
+    )
+    .bindparams(bindparam("ids", expanding=True))
+    .columns(run_id=Text(), created_at=UtcDateTime(), thread_id=Text(), memory_id=Text()),
+}
+"""The memories a person's kept runs were offered, as rows: the digest's entries unnested in SQL."""
 
 
 def _lock_key(run_id: str, position: str) -> int:
