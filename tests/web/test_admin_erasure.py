@@ -215,7 +215,7 @@ async def test_the_erasure_address_with_the_id_in_the_path_still_leads_to_it(
     assert moved.headers["location"] == "/admin/people/erase?person=ada"
 
 
-async def test_a_refused_erasure_is_shown_to_the_person_among_who_has_looked(
+async def test_a_refused_erasure_is_shown_to_the_person_and_in_their_organisations_trail(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
     await seed(client, services)
@@ -230,3 +230,7 @@ async def test_a_refused_erasure_is_shown_to_the_person_among_who_has_looked(
     [attempt] = [e for e in await services.audit.about("ada") if e.action == "erase-refused"]
     assert (attempt.who, attempt.scope) == ("jonas", "tenant:berlin")
     assert await services.provider.get("m1") is not None
+    await login_as(LENA)
+    row = tree(await client.get("/admin/audit")).one("tr", {"data-audit-action": "erase-refused"})
+    assert "Tried to erase a person, and was refused" in row.text
+    assert "Asked to erase" in row.text

@@ -117,7 +117,7 @@ def _subject(entry: AuditEntry) -> str | None:
     after = entry.after if isinstance(entry.after, dict) else {}
     if entry.action == "preview" and isinstance(after.get("actor"), dict) and after["actor"].get("id"):
         return str(after["actor"]["id"])
-    if entry.action in {"erase", "move"} and after.get("person"):
+    if entry.action in {"erase", "erase-refused", "move"} and after.get("person"):
         return str(after["person"])
     return None
 
@@ -178,6 +178,8 @@ def _detail(entry: AuditEntry, names: Mapping[str, str]) -> Mention | None:
             f"{after.get('sessions', 0)} sessions"
         )
         return Mention("Erased ", person_name(subject, names), counts)
+    if entry.action == "erase-refused" and subject is not None:
+        return Mention("Asked to erase ", person_name(subject, names), ", who is not among their people: refused")
     if entry.action == "move" and subject is not None:
         left, joined = (after.get(side) or "no organisation" for side in ("from", "to"))
         how = "at their sign-in, as their identity provider says" if after.get("by") == "sign-in" else "by an operator"

@@ -24,6 +24,7 @@ _ACTIONS = {
     "promote": "Promoted",
     "preview": "Previewed a prompt",
     "erase": "Erased a person",
+    "erase-refused": "Tried to erase a person, and was refused",
     "move": "Moved a person between organisations",
     "approval": "Changed whether people approve what the assistant concludes",
 }
