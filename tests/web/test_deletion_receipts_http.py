@@ -79,9 +79,13 @@ async def test_forget_all_shows_its_receipt_and_discards_the_notes_waiting_for_a
     )
     token = await login_as(ADA)
 
+    confirm = page_of(await client.get("/memories/forget-all"))
     done = page_of(await client.post("/memories/forget-all", data={"csrf_token": token}))
     body = await download(client, done)
 
+    assert confirm.one(attrs={"data-count": "waiting"}).text == (
+        "The 1 note waiting for your approval is discarded with them."
+    )
     assert lines(done)["waiting"] == "Notes waiting for approval: 1 note waiting for approval deleted."
     assert lines(done)["memories"] == "Memories: 1 memory deleted."
     assert body["act"] == "forget-all"

@@ -125,6 +125,8 @@ class ForgetAllView:
     own: int
     shared: int
     retention_hours: int
+    waiting: int = 0
+    """The notes waiting for the person's approval, which go too."""
 
 
 @get("/memories/forget-all", name="confirm_forget_all", include_in_schema=False)
@@ -136,6 +138,7 @@ async def confirm_forget_all(services: NamedDependency[Services], viewer: NamedD
         own=reach.goes,
         shared=reach.stays,
         retention_hours=services.settings.journal_retention_hours,
+        waiting=await services.consent.waiting_count(viewer.actor),
     )
     return Template("me/forget_all.html", context={"page": view}, headers=NO_STORE)
 
