@@ -187,12 +187,12 @@ class _OfferedEntry(msgspec.Struct, frozen=True):
 
 
 class _OfferedDigest(msgspec.Struct, frozen=True):
-    entries: list[_OfferedEntry]
+    entries: list[_OfferedEntry] = msgspec.field(default_factory=list)
 
 
 class _Offered(msgspec.Struct, rename="camel", frozen=True):
-    thread_id: str | None
-    digest: _OfferedDigest
+    thread_id: str | None = None
+    digest: _OfferedDigest = msgspec.field(default_factory=_OfferedDigest)
 
 
 _decode_offered = msgspec.json.Decoder(_Offered).decode
@@ -200,8 +200,12 @@ _decode_offered = msgspec.json.Decoder(_Offered).decode
 
 def offered(stored: str) -> tuple[str | None, frozenset[str]]:
     """From a `memory:digest` checkpoint's JSON text: the run's thread, and the ids of the memories
-    its prompt was offered (decoding nothing else)."""
-    run = _decode_offered(stored)
+    its prompt was offered (decoding nothing else). A checkpoint of another shape offered nothing:
+    pruning, which counts what runs were offered, never stops at one."""
+    try:
+        run = _decode_offered(stored)
+    except msgspec.DecodeError:
+        return None, frozenset()
     return run.thread_id, frozenset(entry.id for entry in run.digest.entries)
 
 
