@@ -5,8 +5,8 @@ and in which conversation.
 Pruning the run journal folds the offered memories of the runs it drops into these counts before their
 checkpoints go; the counts hold ids and numbers, never a memory's text.
 
-Revision ID: 0011
-Revises: 0010
+Revision ID: 0012
+Revises: 0011
 Create Date: 2026-12-05
 """
 
@@ -17,8 +17,8 @@ from alembic import op
 
 from store.persistence.types import UtcDateTime
 
-revision = "0011"
-down_revision = "0010"
+revision = "0012"
+down_revision = "0011"
 
 
 def upgrade() -> None:
