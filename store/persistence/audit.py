@@ -23,7 +23,18 @@ from store.persistence.types import new_id, utc_now
 __all__ = ("AUDIT_ACTIONS", "AuditAction", "AuditEntry", "AuditTrail")
 
 AuditAction = Literal[
-    "write", "edit", "delete", "pin", "unpin", "promote", "preview", "erase", "erase-refused", "move", "approval"
+    "write",
+    "edit",
+    "delete",
+    "pin",
+    "unpin",
+    "promote",
+    "preview",
+    "erase",
+    "erase-refused",
+    "move",
+    "approval",
+    "lifetime",
 ]
 AUDIT_ACTIONS: tuple[str, ...] = get_args(AuditAction)
 

@@ -12,21 +12,30 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, Table, delete, func, select
+from sqlalchemy import Row, Select, Table, delete, func, literal, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from store.domain.controls import MemoryControls, PendingMemory, approval_required
 from store.domain.types import Actor
 from store.persistence.engine import reading, writing
-from store.persistence.tables import OrganisationSettingRow, PendingMemoryRow, PersonPreferenceRow, table_of
+from store.persistence.tables import (
+    KnownPersonRow,
+    OrganisationExpiryRow,
+    OrganisationSettingRow,
+    PendingMemoryRow,
+    PersonPreferenceRow,
+    table_of,
+)
 from store.persistence.types import new_id, utc_now
 
-__all__ = ("MemoryControlStore",)
+__all__ = ("MemoryControlStore", "concluded_lifetime_of", "scopes_of_people_in")
 
 preferences = table_of(PersonPreferenceRow)
 settings = table_of(OrganisationSettingRow)
 pending = table_of(PendingMemoryRow)
+expiry = table_of(OrganisationExpiryRow)
+known = table_of(KnownPersonRow)
 _INSERT: dict[str, Any] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
 
@@ -75,6 +84,23 @@ class MemoryControlStore:
             "changed_by": by,
         }
         await self._upsert(settings, values, "tenant_ref")
+
+    async def concluded_lifetime(self, tenant_ref: str) -> tuple[int | None, bool]:
+        """The organisation's lifetime for what the assistant concludes, in days (None: kept until
+        forgotten), and whether it ever chose one."""
+        statement = select(expiry.c.concluded_lifetime_days).where(expiry.c.tenant_ref == tenant_ref)
+        async with reading(self._engine) as connection:
+            row = (await connection.execute(statement)).one_or_none()
+        return (None, False) if row is None else (row[0], True)
+
+    async def set_concluded_lifetime(self, tenant_ref: str, *, days: int | None, by: str) -> None:
+        values: dict[str, object] = {
+            "tenant_ref": tenant_ref,
+            "concluded_lifetime_days": days,
+            "changed_at": self._clock(),
+            "changed_by": by,
+        }
+        await self._upsert(expiry, values, "tenant_ref")
 
     async def hold(
         self, person_id: str, *, key: str, text: str, thread_id: str | None, run_id: str | None
@@ -159,3 +185,17 @@ def _pending(row: Row[Any]) -> PendingMemory:
         run_id=mapping["origin_run_id"],
         concluded_at=mapping["concluded_at"],
     )
+
+
+async def concluded_lifetime_of(connection: AsyncConnection, tenant_ref: str | None) -> int | None:
+    """The lifetime, in days, of what the assistant concludes about a person of `tenant_ref` (None: kept
+    until forgotten, as it is for a person of no organisation), read on the caller's connection."""
+    if tenant_ref is None:
+        return None
+    statement = select(expiry.c.concluded_lifetime_days).where(expiry.c.tenant_ref == tenant_ref)
+    return (await connection.execute(statement)).scalar_one_or_none()
+
+
+def scopes_of_people_in(tenant_ref: str) -> Select[Any]:
+    """The own scopes of the people OnFile knows in `tenant_ref`, as a select for an `IN`."""
+    return select(literal("actor:") + known.c.id).where(known.c.tenant_ref == tenant_ref)

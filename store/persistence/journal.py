@@ -277,6 +277,27 @@ class RunJournal:
                 )
         return result.rowcount
 
+    async def erase_mentions(self, mentions: Sequence[tuple[str, str]]) -> int:
+        """Drop every checkpoint of each run for a person that names one of their memories, for each
+        `(person, memory id)` (memories that expired): the digests that carried its text, and the
+        remember calls that wrote it. The runs are left the same tombstone pruning leaves. How many
+        runs went."""
+        if not mentions:
+            return 0
+        now = self._clock()
+        async with writing(self._engine) as connection:
+            run_ids: set[str] = set()
+            for actor_id, memory_id in mentions:
+                naming = cast(journal.c.payload, Text).contains(memory_id, autoescape=True)
+                theirs = select(journal.c.run_id).where(journal.c.actor_id == actor_id, naming).distinct()
+                run_ids.update(row[0] for row in (await connection.execute(theirs)).all())
+            for chunk in _chunks(sorted(run_ids), 500):
+                await connection.execute(delete(journal).where(journal.c.run_id.in_(chunk)))
+                await connection.execute(
+                    _tombstones(connection.dialect.name), [{"run_id": r, "pruned_at": now} for r in chunk]
+                )
+        return len(run_ids)
+
 
 _OFFERED_IN = {
     "sqlite": text(

@@ -7,7 +7,7 @@ of `MEMORY_COLUMNS` and turn each row into a `MemoryRecord`, the only shape that
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, NamedTuple
@@ -46,16 +46,20 @@ from store.persistence.terms import index_terms
 from store.persistence.types import new_id
 
 __all__ = (
+    "LIVE",
     "MEMORY_COLUMNS",
     "Meaning",
     "Removed",
+    "delete_expired_records",
     "delete_record",
     "delete_record_at_scope",
     "delete_record_returning",
     "delete_records_at_scope",
     "delete_records_returning",
+    "expiries_at_scope",
     "insert_records",
     "insert_records_where_free",
+    "keep_record",
     "key_in_code_points",
     "record_at",
     "record_by_id",
@@ -68,6 +72,7 @@ __all__ = (
     "records_from_sqlite_rows",
     "records_narrowest_newest_first",
     "removal_at_scope",
+    "reset_expiry_at_scopes",
     "rewrite_record",
     "scope_rank",
     "set_pinned",
@@ -90,6 +95,11 @@ MEMORY_COLUMNS = (
     memory.c.pinned,
     memory.c.origin_promoted_from,
 )
+LIVE: ColumnElement[bool] = or_(memory.c.expires_at.is_(None), memory.c.expires_at > func.current_timestamp())
+"""A record that has not expired, by the database's own clock: every read that fills a prompt (the
+shortlist, a search, a recall) keeps to it, so an expired memory leaves prompts the instant it
+expires, for one comparison per row and no other query. The person's own read-back does not: they
+see what expired until `onfile prune` removes it, and may keep it."""
 
 
 def record_from_row(row: Row[Any] | Sequence[Any]) -> MemoryRecord:
@@ -129,8 +139,9 @@ def scope_rank(scopes: Sequence[str], scope: ColumnElement[str] | None = None) -
 
 
 async def records_at_scopes(connection: ReadConnection, scopes: Sequence[str]) -> list[MemoryRecord]:
-    """Every record held at one of `scopes`, in no particular order. The per-turn list read: on
-    aiosqlite and asyncpg it runs on the driver (see `_hot_read`)."""
+    """Every record held at one of `scopes`, expired ones included, in no particular order: the
+    read-back, and the list a provider that cannot shortlist is asked. On aiosqlite and asyncpg it
+    runs on the driver (see `_hot_read`)."""
     if not scopes:
         return []
     if isinstance(connection, BorrowedConnection) or has_fast_driver(connection.dialect):
@@ -140,7 +151,7 @@ async def records_at_scopes(connection: ReadConnection, scopes: Sequence[str]) -
 
 
 async def records_narrowest_newest_first(connection: ReadConnection, scopes: Sequence[str]) -> list[MemoryRecord]:
-    """Every record at `scopes`, narrowest scope first, newest first within a scope, then by key
+    """Every record at `scopes` that has not expired, narrowest scope first, newest first within a scope, then by key
     (a repeated scope keeps its first rank). On aiosqlite and asyncpg it runs on the driver."""
     if not scopes:
         return []
@@ -148,7 +159,7 @@ async def records_narrowest_newest_first(connection: ReadConnection, scopes: Seq
         return await _hot_read(connection, scopes, ordered=True)
     statement = (
         select(*MEMORY_COLUMNS)
-        .where(memory.c.scope.in_(scopes))
+        .where(memory.c.scope.in_(scopes), LIVE)
         .order_by(scope_rank(scopes), memory.c.updated_at.desc(), key_in_code_points(connection.dialect))
     )
     result = await connection.execute(statement)
@@ -158,14 +169,15 @@ async def records_narrowest_newest_first(connection: ReadConnection, scopes: Seq
 async def records_at_scopes_up_to(
     connection: ReadConnection, scopes: Sequence[str], most: int
 ) -> list[MemoryRecord] | None:
-    """Every record held at one of `scopes` when there are at most `most` of them, in no particular
-    order; None when there are more (telling reads `most + 1` rows, and builds no record)."""
+    """Every record held at one of `scopes` that has not expired, when there are at most `most` of
+    them, in no particular order; None when there are more (telling reads `most + 1` rows, and builds no record)."""
     if not scopes:
         return []
     if isinstance(connection, BorrowedConnection) or has_fast_driver(connection.dialect):
         rows = await _hot_rows(connection, scopes, ordered=False, most=most)
         return None if len(rows) > most else _records(connection, rows)
-    result = await connection.execute(select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes)).limit(most + 1))
+    statement = select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes), LIVE).limit(most + 1)
+    result = await connection.execute(statement)
     found = result.all()
     return None if len(found) > most else records_from_rows(found)
 
@@ -223,6 +235,8 @@ def _compile_hot_query(dialect: Dialect, count: int, *, ordered: bool, most: int
     in every plan. (A materialized read that knew no limit did too, for some 40 µs more a turn.)"""
     tokens = [bindparam(f"scope_{i}", type_=memory.c.scope.type) for i in range(count)]
     statement: Select[Any] = select(*MEMORY_COLUMNS).where(memory.c.scope.in_(tokens))
+    if ordered or most is not None:  # the reads that fill a prompt; the plain list is the read-back
+        statement = statement.where(LIVE)
     if ordered:
         ranks: dict[Any, Any] = {token: literal_column(str(i)) for i, token in enumerate(tokens)}
         rank = case(ranks, value=memory.c.scope, else_=literal_column(str(count)))
@@ -303,10 +317,12 @@ async def upsert_record(
     origin: MemoryOrigin,
     now: datetime,
     meaning: Meaning | None = None,
+    expires_at: datetime | None = None,
 ) -> MemoryRecord:
     """One `INSERT … ON CONFLICT (scope, key) DO UPDATE`: a new fact gets a fresh id; a rewrite replaces
-    the text, origin and update time and keeps the id, the pin and the creation time — so two turns
-    concluding one key at once cannot race to a duplicate, and a delete handle already shown stays valid."""
+    the text, origin, update time and expiry and keeps the id, the pin and the creation time — so two
+    turns concluding one key at once cannot race to a duplicate, and a delete handle already shown
+    stays valid."""
     values = {
         "id": new_id("mem"),
         "scope": scope,
@@ -325,6 +341,7 @@ async def upsert_record(
         "sort_key": sort_key(key),
         "embedding": None if meaning is None else meaning.vector,
         "embedder": None if meaning is None else meaning.embedder,
+        "expires_at": expires_at,
     }
     rows = await run_statement(connection, _UPSERT[connection.dialect.name], values)
     raw_sqlite = (connection.dialect.name, connection.dialect.driver) == ("sqlite", "aiosqlite")
@@ -493,6 +510,7 @@ async def rewrite_record(
             folded_words=folded_memory(before.key, text),
             embedding=None if meaning is None else meaning.vector,
             embedder=None if meaning is None else meaning.embedder,
+            **({"expires_at": None} if origin.author == "human" else {}),
         )
         .returning(*MEMORY_COLUMNS)
     )
@@ -589,6 +607,7 @@ _REWRITTEN = (
     "folded_words",
     "embedding",
     "embedder",
+    "expires_at",
 )
 
 
@@ -604,3 +623,58 @@ def _upsert_for(dialect_name: str) -> Insert:
 
 
 _UPSERT = {name: _upsert_for(name) for name in ("postgresql", "sqlite")}
+
+
+async def keep_record(
+    connection: AsyncConnection, *, id: str, scope: str, now: datetime, expires_at: datetime | None
+) -> bool:
+    """The person keeps what the assistant concluded about them, held at their own `scope`: its clock
+    starts again at `now`, and it expires at `expires_at` (None: never). Whether there was such a row."""
+    statement = (
+        update(memory)
+        .where(memory.c.id == id, memory.c.scope == scope, memory.c.origin_author == "agent")
+        .values(confirmed_at=now, expires_at=expires_at)
+    )
+    return (await connection.execute(statement)).rowcount > 0
+
+
+async def reset_expiry_at_scopes(
+    connection: AsyncConnection, scopes: Select[Any], expiry: Callable[[datetime, datetime | None], datetime | None]
+) -> int:
+    """Give every record the assistant concluded at one of `scopes` (a select of scope tokens) the
+    expiry `expiry(updated_at, confirmed_at)` answers; how many records were given one."""
+    rows = (
+        await connection.execute(
+            select(memory.c.seq, memory.c.updated_at, memory.c.confirmed_at).where(
+                memory.c.origin_author == "agent", memory.c.scope.in_(scopes)
+            )
+        )
+    ).all()
+    changes = [{"row_seq": seq, "row_expires_at": expiry(updated, confirmed)} for seq, updated, confirmed in rows]
+    if changes:
+        statement = (
+            update(memory)
+            .where(memory.c.seq == bindparam("row_seq"))
+            .values(expires_at=bindparam("row_expires_at", type_=memory.c.expires_at.type))
+        )
+        await connection.execute(statement, changes)
+    return sum(1 for change in changes if change["row_expires_at"] is not None)
+
+
+async def delete_expired_records(connection: AsyncConnection, *, now: datetime) -> list[tuple[str, str]]:
+    """Delete every record that expired by `now`, its vector with it and its search index entries by the
+    index's own machinery; `(id, scope)` of each that went."""
+    statement = (
+        delete(memory)
+        .where(memory.c.expires_at.is_not(None), memory.c.expires_at <= now)
+        .returning(memory.c.id, memory.c.scope)
+    )
+    return [(str(id), str(scope)) for id, scope in (await connection.execute(statement)).all()]
+
+
+async def expiries_at_scope(connection: AsyncConnection, scope: str) -> dict[str, datetime]:
+    """When each record at `scope` that has an expiry expires (or expired), by id."""
+    statement = select(memory.c.id, memory.c.expires_at).where(
+        memory.c.scope == scope, memory.c.expires_at.is_not(None)
+    )
+    return {str(id): expires_at for id, expires_at in (await connection.execute(statement)).all()}

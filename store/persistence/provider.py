@@ -20,24 +20,29 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from store.domain.expiry import concluded_expiry, expiry_basis
 from store.domain.paging import RecordsAsk, RecordsPage
 from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys
 from store.domain.scopes import own_scope, scope_ranks
 from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
 from store.embedding import Embedder, EmbedderError, embedding_text, nearest_keys, vector_bytes
+from store.persistence.controls import concluded_lifetime_of, scopes_of_people_in
 from store.persistence.driver import borrowed_reading
 from store.persistence.engine import joined_writes, reading, writing
 from store.persistence.listing import records_page
 from store.persistence.memories import (
     Meaning,
     Removed,
+    delete_expired_records,
     delete_record,
     delete_record_at_scope,
     delete_record_returning,
     delete_records_at_scope,
     delete_records_returning,
+    expiries_at_scope,
     insert_records,
     insert_records_where_free,
+    keep_record,
     record_at,
     record_by_id,
     record_created_at,
@@ -46,6 +51,7 @@ from store.persistence.memories import (
     records_at_scopes_up_to,
     records_narrowest_newest_first,
     removal_at_scope,
+    reset_expiry_at_scopes,
     rewrite_record,
     set_pinned,
     set_pinned_returning,
@@ -111,8 +117,16 @@ class SqlMemoryProvider:
         meaning = await self._meaning(key, text)
         async with writing(self._engine) as connection:
             now = self._clock()
+            expires_at = await _expiry(connection, origin, ctx, now)
             return await upsert_record(
-                connection, key=key, text=text, scope=scope, origin=origin, now=now, meaning=meaning
+                connection,
+                key=key,
+                text=text,
+                scope=scope,
+                origin=origin,
+                now=now,
+                meaning=meaning,
+                expires_at=expires_at,
             )
 
     @asynccontextmanager
@@ -132,8 +146,16 @@ class SqlMemoryProvider:
         async with writing(self._engine) as connection:
             before = await record_locked(connection, scope=scope, key=key)
             now = self._clock()
+            expires_at = await _expiry(connection, origin, ctx, now)
             after = await upsert_record(
-                connection, key=key, text=text, scope=scope, origin=origin, now=now, meaning=meaning
+                connection,
+                key=key,
+                text=text,
+                scope=scope,
+                origin=origin,
+                now=now,
+                meaning=meaning,
+                expires_at=expires_at,
             )
             return before, after
 
@@ -198,6 +220,36 @@ class SqlMemoryProvider:
             meanings.extend(await self._meanings([record for record, _ in mine[start : start + _EMBEDDED_AT_ONCE]]))
         async with writing(self._engine) as connection:
             return await insert_records_where_free(connection, mine, meanings)
+
+    async def keep(self, id: str, *, ctx: ScopeContext) -> bool:
+        """The person keeps `id`, something the assistant concluded about them at their own scope: its
+        clock starts again now, under their organisation's lifetime. False for any other id."""
+        async with writing(self._engine) as connection:
+            now = self._clock()
+            lifetime = await concluded_lifetime_of(connection, ctx.actor.tenant_ref)
+            expires_at = concluded_expiry("agent", now, lifetime)
+            return await keep_record(connection, id=id, scope=own_scope(ctx.actor), now=now, expires_at=expires_at)
+
+    async def expiries(self, *, ctx: ScopeContext) -> dict[str, datetime]:
+        """When each of the actor's own memories that has an expiry expires (or expired), by id."""
+        async with reading(self._engine) as connection:
+            return await expiries_at_scope(connection, own_scope(ctx.actor))
+
+    async def reset_expiry(self, tenant_ref: str, lifetime_days: int | None) -> int:
+        """Give what the assistant concluded about each person OnFile knows in `tenant_ref` the expiry
+        `lifetime_days` sets, from its last write or keep; how many now expire."""
+
+        def expiry(updated_at: datetime, confirmed_at: datetime | None) -> datetime | None:
+            return concluded_expiry("agent", expiry_basis(updated_at, confirmed_at), lifetime_days)
+
+        async with writing(self._engine) as connection:
+            return await reset_expiry_at_scopes(connection, scopes_of_people_in(tenant_ref), expiry)
+
+    async def drop_expired(self, *, now: datetime) -> builtins.list[tuple[str, str]]:
+        """Delete every memory that expired by `now` (its vector and search index entries go with its
+        row); `(id, scope)` of each."""
+        async with writing(self._engine) as connection:
+            return await delete_expired_records(connection, now=now)
 
     async def retire_scope(self, scope: str) -> int:
         """The administrative delete of a whole scope (a person's erasure); how many records went."""
@@ -364,6 +416,14 @@ class SqlMemoryProvider:
             _log.warning("%d memories stored without a vector (onfile db reembed fills them): %s", len(pairs), error)
             return [None] * len(pairs)
         return [Meaning(embedder.name, vector) for vector in vector_bytes(vectors)]
+
+
+async def _expiry(connection: Any, origin: MemoryOrigin, ctx: ScopeContext, now: datetime) -> datetime | None:
+    """When a record written now expires: only what the assistant concludes, under the lifetime of
+    the person's organisation (read in the write's own transaction, and only for such a write)."""
+    if origin.author != "agent" or ctx.actor.tenant_ref is None:
+        return None
+    return concluded_expiry(origin.author, now, await concluded_lifetime_of(connection, ctx.actor.tenant_ref))
 
 
 def _refuse_agent_beyond_own_scope(scope: str, origin: MemoryOrigin, ctx: ScopeContext) -> None:

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from store.domain.types import MemoryRecord
 from store.persistence.driver import ReadConnection, has_fast_driver, run_statement
-from store.persistence.memories import MEMORY_COLUMNS, records_from_rows, records_from_sqlite_rows
+from store.persistence.memories import LIVE, MEMORY_COLUMNS, records_from_rows, records_from_sqlite_rows
 from store.persistence.tables import MemoryRow, table_of
 
 __all__ = (
@@ -87,7 +87,8 @@ def of_keys_statement(
 
 
 def _at_scopes(count: int) -> ColumnElement[bool]:
-    return memory.c.scope.in_([bindparam(f"scope_{n}") for n in range(count)])
+    """A record at one of the bound scopes that has not expired (`LIVE`)."""
+    return memory.c.scope.in_([bindparam(f"scope_{n}") for n in range(count)]) & LIVE
 
 
 @lru_cache(maxsize=64)

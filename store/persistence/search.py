@@ -54,7 +54,7 @@ from sqlalchemy.types import Integer
 from store.domain.relevance import MAX_QUERY_WORDS, query_words
 from store.domain.types import MemoryRecord
 from store.persistence.driver import ReadConnection, has_fast_driver, run_statement
-from store.persistence.memories import MEMORY_COLUMNS, records_from_rows, records_from_sqlite_rows
+from store.persistence.memories import LIVE, MEMORY_COLUMNS, records_from_rows, records_from_sqlite_rows
 from store.persistence.search_index import bm25_matches, terms_parameter
 from store.persistence.tables import MemoryRow, table_of
 from store.persistence.terms import query_terms
@@ -148,7 +148,8 @@ def _scope_rank(count: int, scope: ColumnElement[str]) -> ColumnElement[int]:
 
 
 def _at_scopes(count: int, scope: ColumnElement[str]) -> ColumnElement[bool]:
-    return scope.in_([bindparam(f"scope_{n}") for n in range(count)])
+    """A record at one of the bound scopes that has not expired (`LIVE`)."""
+    return scope.in_([bindparam(f"scope_{n}") for n in range(count)]) & LIVE
 
 
 def _ts_rank_matches(count: int) -> Subquery:

@@ -75,6 +75,7 @@ FROM weighed
     CROSS JOIN agent_memory AS memory
     CROSS JOIN corpus
 WHERE posting.term = weighed.term AND memory.seq = posting.seq AND memory.scope IN ({scopes})
+    AND (memory.expires_at IS NULL OR memory.expires_at > CURRENT_TIMESTAMP)
 GROUP BY memory.seq
 ORDER BY score, scope_rank, memory.updated_at DESC, memory.key
 LIMIT :limit * {count}

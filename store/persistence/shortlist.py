@@ -36,6 +36,7 @@ from sqlalchemy.types import Integer
 from store.domain.types import Shortlist
 from store.persistence.driver import ReadConnection, has_fast_driver, run_statement
 from store.persistence.memories import (
+    LIVE,
     MEMORY_COLUMNS,
     records_at_scopes_up_to,
     records_from_rows,
@@ -93,7 +94,8 @@ def _refuse_no_keys(limit: int) -> None:
 
 
 def _at_scopes(count: int) -> ColumnElement[bool]:
-    return memory.c.scope.in_([bindparam(f"scope_{n}") for n in range(count)])
+    """A record at one of the bound scopes that has not expired (`LIVE`)."""
+    return memory.c.scope.in_([bindparam(f"scope_{n}") for n in range(count)]) & LIVE
 
 
 def _scope_rank(count: int) -> ColumnElement[int]:

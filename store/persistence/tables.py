@@ -42,6 +42,7 @@ __all__ = (
     "KnownPersonRow",
     "MemoryRow",
     "MemoryUseCountRow",
+    "OrganisationExpiryRow",
     "OrganisationSettingRow",
     "PendingMemoryRow",
     "PersonPreferenceRow",
@@ -85,6 +86,7 @@ class MemoryRow(TableBase):
         CheckConstraint("origin_author IN ('human', 'agent')", name="origin_author"),
         # The personal page lists one scope's records newest or oldest first, a page at a time.
         Index(None, "scope", "updated_at"),
+        Index(None, "expires_at"),
     )
 
     seq: Mapped[int] = mapped_column(RowNumber, primary_key=True, autoincrement=True)
@@ -114,6 +116,11 @@ class MemoryRow(TableBase):
     record, so forgetting the record forgets its vector; None until an embedder has embedded it."""
     embedder: Mapped[str | None]
     """The name of the embedder that made `embedding`: a turn compares only its own embedder's vectors."""
+    confirmed_at: Mapped[datetime | None]
+    """When the person last asked to keep this memory (None: never asked)."""
+    expires_at: Mapped[datetime | None]
+    """When this memory leaves every prompt, and `onfile prune` removes it (None: never). Only what
+    the assistant concluded about a person of an organisation that set a lifetime ever has one."""
 
 
 class RunCheckpointRow(TableBase):
@@ -245,6 +252,20 @@ class OrganisationSettingRow(TableBase):
 
     tenant_ref: Mapped[str] = mapped_column(primary_key=True)
     approval_required: Mapped[bool] = mapped_column(Boolean, server_default=false())
+    changed_at: Mapped[datetime]
+    changed_by: Mapped[str]
+
+
+class OrganisationExpiryRow(TableBase):
+    """An organisation's lifetime for what the assistant concludes about its people:
+    `concluded_lifetime_days` since the person last confirmed it or the assistant last wrote it (None:
+    kept until forgotten). Kept apart from `organisation_setting`, so choosing a lifetime is never
+    read as a choice about approval."""
+
+    __tablename__ = "organisation_expiry"
+
+    tenant_ref: Mapped[str] = mapped_column(primary_key=True)
+    concluded_lifetime_days: Mapped[int | None] = mapped_column(Integer)
     changed_at: Mapped[datetime]
     changed_by: Mapped[str]
 

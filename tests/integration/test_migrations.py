@@ -17,8 +17,9 @@ from sqlalchemy import inspect
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from store import Actor
+from store import Actor, MemoryOrigin
 from store.in_memory import InMemoryMemoryProvider
+from store.persistence.controls import MemoryControlStore
 from store.persistence.engine import is_sqlite, open_engine
 from store.persistence.journal import RunJournal
 from store.persistence.memories import insert_records
@@ -259,3 +260,21 @@ async def test_downgrading_to_0007_drops_the_names_and_keeps_the_people_seen(eng
     assert "name" not in downgraded
     assert await people.find("ada") == Actor("ada", "berlin")
     assert await people.names_of(["ada"]) == {}
+
+
+async def test_downgrading_to_0010_drops_the_expiry_and_keeps_the_memories(engine: AsyncEngine) -> None:
+    provider = SqlMemoryProvider(engine)
+    origin = MemoryOrigin(author="agent", actor_ref="ada")
+    controls = MemoryControlStore(engine)
+    await controls.set_concluded_lifetime("berlin", days=30, by="lena")
+    await provider.write(key="tone", text="short answers", scope="actor:ada", origin=origin, ctx=ctx())
+
+    await downgrade_engine(engine, "0010")
+    async with engine.connect() as connection:
+        downgraded = await connection.run_sync(_schema)
+    await upgrade_engine(engine)
+
+    assert not {"confirmed_at", "expires_at"} & downgraded["memory_columns"]
+    assert "organisation_expiry" not in downgraded["tables"]
+    assert [r.key for r in await provider.list(scopes=["actor:ada"], ctx=ctx())] == ["tone"]
+    assert await controls.concluded_lifetime("berlin") == (None, False)

@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any, ClassVar
 
 from store import Actor
+from store.domain.expiry import lifetime_words
 from store.domain.wire import AuditEntryWire
 from store.persistence import AUDIT_ACTIONS, AuditEntry
 from web.kit.area import AreaView
@@ -191,6 +192,9 @@ def _detail(entry: AuditEntry, names: Mapping[str, str]) -> Mention | None:
             if required
             else "What the assistant concludes is kept without asking each person"
         )
+    if entry.action == "lifetime":
+        days = after.get("concludedLifetimeDays")
+        return Mention("What the assistant concludes is now " + lifetime_words(days if isinstance(days, int) else None))
     return None
 
 

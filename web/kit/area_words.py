@@ -27,6 +27,7 @@ _ACTIONS = {
     "erase-refused": "Tried to erase a person, and was refused",
     "move": "Moved a person between organisations",
     "approval": "Changed whether people approve what the assistant concludes",
+    "lifetime": "Changed how long what the assistant concludes is kept",
 }
 
 

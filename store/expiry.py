@@ -1,0 +1,95 @@
+"""What the assistant concluded about a person, kept only as long as their organisation chose: the
+organisation's lifetime, the person's keep, and the pruning of what expired.
+
+The rules are in `store.domain.expiry`; the reads that fill a prompt leave an expired memory out by
+themselves (`store.persistence.memories.LIVE`). This module sequences the acts around them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from store.domain.administration import AdminGate
+from store.domain.types import Actor, ScopeContext
+from store.persistence import AuditTrail, MemoryControlStore, RunJournal, SqlMemoryProvider
+
+__all__ = ("ExpiredPruned", "Expiry", "LifetimeSetting")
+
+
+@dataclass(frozen=True, slots=True)
+class LifetimeSetting:
+    """An organisation's lifetime for what the assistant concludes about its people, as its
+    administrators see it: `days` None while it is kept until forgotten; `chosen` false while nobody chose."""
+
+    tenant_ref: str
+    days: int | None
+    chosen: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ExpiredPruned:
+    """What pruning the expired memories removed: the memories (each with its vector and search index
+    entries) and the runs whose journal named one of them."""
+
+    memories: int
+    runs: int
+
+
+class Expiry:
+    def __init__(
+        self,
+        provider: SqlMemoryProvider,
+        controls: MemoryControlStore,
+        journal: RunJournal,
+        audit: AuditTrail,
+        gate: AdminGate,
+    ) -> None:
+        self._provider = provider
+        self._controls = controls
+        self._journal = journal
+        self._audit = audit
+        self._gate = gate
+
+    async def lifetime_setting(self, admin: Actor) -> LifetimeSetting | None:
+        """The lifetime of the organisation `admin` administers; None for anyone who administers none."""
+        tenant = admin.tenant_ref
+        if tenant is None or not await self._gate.administers(admin, f"tenant:{tenant}"):
+            return None
+        days, chosen = await self._controls.concluded_lifetime(tenant)
+        return LifetimeSetting(tenant, days, chosen)
+
+    async def set_lifetime(self, admin: Actor, *, days: int | None) -> LifetimeSetting | None:
+        """Set the lifetime of `admin`'s organisation, audited at its scope with the value before and
+        after, and give what the assistant already concluded about its people the expiry it sets, from
+        each memory's last write or keep: shortening it may expire some at once."""
+        before = await self.lifetime_setting(admin)
+        if before is None:
+            return None
+        async with self._provider.together():
+            await self._controls.set_concluded_lifetime(before.tenant_ref, days=days, by=admin.id)
+            await self._provider.reset_expiry(before.tenant_ref, days)
+            await self._audit.append(
+                who=admin.id,
+                action="lifetime",
+                scope=f"tenant:{before.tenant_ref}",
+                key=None,
+                before={"concludedLifetimeDays": before.days},
+                after={"concludedLifetimeDays": days},
+            )
+        return LifetimeSetting(before.tenant_ref, days, chosen=True)
+
+    async def keep(self, person: Actor, memory_id: str) -> bool:
+        """The person keeps something the assistant concluded about them: its clock starts again, and an
+        expired one is back in their prompts. False for an id that is not such a memory of theirs."""
+        return await self._provider.keep(memory_id, ctx=ScopeContext(actor=person))
+
+    async def expiries(self, person: Actor) -> dict[str, datetime]:
+        """When each of the person's own memories that has an expiry expires (or expired), by id."""
+        return await self._provider.expiries(ctx=ScopeContext(actor=person))
+
+    async def prune(self, *, now: datetime) -> ExpiredPruned:
+        """Remove every memory that expired by `now`, then the journals of the runs that named one."""
+        gone = await self._provider.drop_expired(now=now)
+        mentions = [(scope.removeprefix("actor:"), id) for id, scope in gone if scope.startswith("actor:")]
+        return ExpiredPruned(memories=len(gone), runs=await self._journal.erase_mentions(mentions))
