@@ -47,7 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     demo.add_argument("--turn", action="store_true", help="print two turns of a demo person's memory instead")
     demo.add_argument("--text", default="", help="with --turn: the person's turn text, to select by relevance")
 
-    commands.add_parser("prune", help="drop run journals past their retention and expired sessions, now")
+    commands.add_parser(
+        "prune", help="drop run journals past their retention, expired sessions and expired memories, now"
+    )
 
     db = commands.add_parser("db", help="look after OnFile's database")
     db_commands = db.add_subparsers(dest="db_command", required=True)
@@ -175,6 +177,7 @@ def _prune() -> int:
         pruned = asyncio.run(_starting(pruning()))
     hours = settings.journal_retention_hours
     print(f"pruned the journals of {pruned.runs} runs begun over {hours} hours ago, and {pruned.sessions} sessions")
+    print(f"removed {pruned.expired} expired memories, and the journals of {pruned.expired_runs} runs that named them")
     return 0
 
 

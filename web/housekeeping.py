@@ -52,20 +52,30 @@ class Pruned:
     sessions: int
     stashes: int = 0
     """Forgotten memories kept sealed for an undo whose window has passed."""
+    expired: int = 0
+    """Memories the assistant concluded that outlived their organisation's lifetime."""
+    expired_runs: int = 0
+    """Runs whose journal named one of those memories."""
 
 
 async def prune(services: Services, *, now: datetime | None = None) -> Pruned:
-    """Drop the journals of runs begun longer ago than the retention, every expired session, and what
-    was kept for undoing a forget once its window has passed."""
+    """Drop the journals of runs begun longer ago than the retention, every expired session, what
+    was kept for undoing a forget once its window has passed, and every memory past its organisation's
+    lifetime with the journals of the runs that named it."""
     now = now or datetime.now(UTC)
     cutoff = now - timedelta(hours=services.settings.journal_retention_hours)
-    pruned = Pruned(
-        runs=await services.journal.prune(older_than=cutoff),
-        sessions=await services.sessions.delete_expired(),
-        stashes=await services.stash.prune(older_than=now - UNDO_WINDOW),
-    )
-    if pruned.runs or pruned.sessions:
-        logger.info("pruned %d run journals and %d expired sessions", pruned.runs, pruned.sessions)
+    runs = await services.journal.prune(older_than=cutoff)
+    sessions = await services.sessions.delete_expired()
+    stashes = await services.stash.prune(older_than=now - UNDO_WINDOW)
+    expired = await services.expiry.prune(now=now)
+    pruned = Pruned(runs, sessions, stashes, expired=expired.memories, expired_runs=expired.runs)
+    if pruned.runs or pruned.sessions or pruned.expired:
+        logger.info(
+            "pruned %d run journals, %d expired sessions and %d expired memories",
+            pruned.runs,
+            pruned.sessions,
+            pruned.expired,
+        )
     return pruned
 
 

@@ -13,6 +13,7 @@ from store import Diagnostics, MemoryConfig
 from store.admin import Administration, Stores
 from store.consent import Consent
 from store.embedding import Embedder
+from store.expiry import Expiry
 from store.persistence import (
     AuditTrail,
     ConversationRegistry,
@@ -47,6 +48,7 @@ class Services:
     runs: MemoryRuns
     admin: Administration
     consent: Consent
+    expiry: Expiry
     """A person's pause, the notes waiting for their approval, who looked; organisations' approval setting."""
     audit: AuditTrail
     people: KnownPeople
@@ -115,6 +117,7 @@ async def open_services(
             support_everywhere=settings.support_all_tenants,
         ),
         consent=Consent(memory, provider, controls, audit, gate),
+        expiry=Expiry(provider, controls, journal, audit, gate),
         audit=audit,
         people=people,
         personal=PersonalMemories(

@@ -74,3 +74,11 @@ def test_prune_looks_after_a_database_that_exists(capsys: pytest.CaptureFixture[
     assert main(["prune"]) == 0
 
     assert "pruned the journals of 0 runs" in capsys.readouterr().out
+
+
+def test_prune_says_how_many_expired_memories_it_removed(capsys: pytest.CaptureFixture[str]) -> None:
+    asyncio.run(upgrade("sqlite+aiosqlite:///onfile.sqlite3"))
+
+    assert main(["prune"]) == 0
+
+    assert "removed 0 expired memories, and the journals of 0 runs that named them" in capsys.readouterr().out
