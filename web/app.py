@@ -65,6 +65,7 @@ from web.me.mine import (
 from web.me.pages import (
     confirm_promotion,
     forget_on_page,
+    keep_on_page,
     memories,
     memory_row,
     promote_on_page,
@@ -173,6 +174,7 @@ def create_app(
             delete_memory,
             memories,
             forget_on_page,
+            keep_on_page,
             undo_forget,
             confirm_forget_chosen,
             forget_chosen,

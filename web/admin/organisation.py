@@ -1,8 +1,10 @@
 """The organisation's settings (`/admin/organisation`), for administrators of an organisation: whether
-each person approves what the assistant concludes about them before it reaches any prompt.
+each person approves what the assistant concludes about them before it reaches any prompt, and how long
+what it concluded is kept.
 
-Who may change it is decided in `store.consent.Consent` (an administrator of their own organisation);
-the change is audited at the organisation's scope with the value before and after."""
+Who may change them is decided in `store.consent.Consent` and `store.expiry.Expiry` (an administrator
+of their own organisation); each change is audited at the organisation's scope with the value before
+and after. A lifetime that is not one of those offered is refused with the page and its reason (400)."""
 
 from __future__ import annotations
 
@@ -16,10 +18,29 @@ from litestar.params import Body
 from litestar.response import Redirect, Template
 
 from store.consent import ApprovalSetting
+from store.domain.expiry import LIFETIME_CHOICES, lifetime_choice, lifetime_words
+from store.expiry import LifetimeSetting
 from web.kit.area import NO_STORE, AreaView, area_view
 from web.kit.identity.visit import Visit
 
-__all__ = ("organisation_settings", "set_approval")
+__all__ = ("organisation_settings", "set_approval", "set_lifetime")
+
+
+@dataclass(frozen=True, slots=True)
+class LifetimeOption:
+    value: str
+    label: str
+    selected: bool
+
+
+@dataclass(frozen=True, slots=True)
+class LifetimeView:
+    """How long what the assistant concludes is kept, in words, and the choices offered."""
+
+    words: str
+    chosen: bool
+    options: tuple[LifetimeOption, ...]
+    error: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,16 +49,30 @@ class OrganisationPage:
     setting: ApprovalSetting | None
     """None for someone who administers no organisation (a global administrator of none)."""
     default_required: bool
+    lifetime: LifetimeView | None = None
+
+
+def lifetime_view(setting: LifetimeSetting, error: str = "") -> LifetimeView:
+    options = (
+        LifetimeOption("never", "Until the person forgets them", setting.days is None),
+        *(LifetimeOption(str(days), f"{days} days", setting.days == days) for days in LIFETIME_CHOICES),
+    )
+    return LifetimeView(lifetime_words(setting.days), setting.chosen, options, error)
+
+
+async def _page(visit: Visit, error: str = "") -> OrganisationPage:
+    lifetime = await visit.services.expiry.lifetime_setting(visit.viewer.actor)
+    return OrganisationPage(
+        area=area_view(visit.viewer, visit.elevation, "organisation"),
+        setting=await visit.services.consent.approval_setting(visit.viewer.actor),
+        default_required=visit.services.settings.approval_required,
+        lifetime=None if lifetime is None else lifetime_view(lifetime, error),
+    )
 
 
 @get("/admin/organisation", name="admin_organisation", include_in_schema=False)
 async def organisation_settings(visit: NamedDependency[Visit]) -> Template:
-    setting = await visit.services.consent.approval_setting(visit.viewer.actor)
-    page = OrganisationPage(
-        area=area_view(visit.viewer, visit.elevation, "organisation"),
-        setting=setting,
-        default_required=visit.services.settings.approval_required,
-    )
+    page = await _page(visit)
     return Template("admin/organisation.html", context={"page": page, "area": page.area}, headers=NO_STORE)
 
 
@@ -52,4 +87,23 @@ async def set_approval(
     visit: NamedDependency[Visit], data: Annotated[ApprovalForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
 ) -> Redirect:
     await visit.services.consent.require_approval(visit.viewer.actor, required=data.required == "yes")
+    return Redirect("/admin/organisation", status_code=303, headers=NO_STORE)
+
+
+@dataclass(frozen=True, slots=True)
+class LifetimeForm:
+    days: str = ""
+    csrf_token: str = ""
+
+
+@post("/admin/organisation/lifetime", name="admin_set_lifetime", status_code=303, include_in_schema=False)
+async def set_lifetime(
+    visit: NamedDependency[Visit], data: Annotated[LifetimeForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
+) -> Redirect | Template:
+    choice = lifetime_choice(data.days)
+    if choice.error:
+        page = await _page(visit, choice.error)
+        context = {"page": page, "area": page.area}
+        return Template("admin/organisation.html", context=context, headers=NO_STORE, status_code=400)
+    await visit.services.expiry.set_lifetime(visit.viewer.actor, days=choice.days)
     return Redirect("/admin/organisation", status_code=303, headers=NO_STORE)

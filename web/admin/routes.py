@@ -12,7 +12,7 @@ from litestar.di import Provide
 
 from web.admin.actions import delete_fact, edit_fact, fact_step, pin_fact
 from web.admin.audit import audit_download_csv, audit_download_json, audit_trail
-from web.admin.organisation import organisation_settings, set_approval
+from web.admin.organisation import organisation_settings, set_approval, set_lifetime
 from web.admin.pages import fact_row, publish_fact, shared_facts
 from web.admin.people import confirm_erasure, erase_person, erasure_receipt, people
 from web.kit.identity.elevation import administrators_only
@@ -38,6 +38,7 @@ admin_pages_router = Router(
         audit_download_json,
         organisation_settings,
         set_approval,
+        set_lifetime,
     ],
     dependencies={"elevation": Provide(administrators_only)},
 )

@@ -79,6 +79,7 @@ __all__ = (
     "Returning",
     "confirm_promotion",
     "forget_on_page",
+    "keep_on_page",
     "memories",
     "memory_row",
     "promote_on_page",
@@ -231,6 +232,34 @@ async def memory_row(
     return Template("me/_entry.html", context={"page": page, "entry": row}, headers=_HEADERS)
 
 
+@post("/memories/{memory_id:str}/keep", name="keep_on_page", status_code=200, include_in_schema=False)
+async def keep_on_page(
+    request: HTMXRequest,
+    visit: NamedDependency[Visit],
+    memory_id: FromPath[str],
+    data: Form,
+) -> Template | Redirect:
+    """Keep something the assistant concluded: its clock starts again (`Expiry.keep`). A browser goes
+    back to the entry with a notice; htmx gets the entry's row, now saying when it expires."""
+    query, now = _back(request, data.back), _now()
+    if not await visit.services.expiry.keep(visit.viewer.actor, memory_id):
+        problem = ProblemView(404, "That memory can't be kept", "Only what your assistant concluded about you can be.")
+        return await _gone(request, visit, query, problem)
+    found = await on_file(visit.services, visit.viewer.actor)
+    entry = next((e for e in found.entries if e.record.id == memory_id), None)
+    if not request.htmx or entry is None:
+        key = entry.key if entry is not None else ""
+        notice = NoticeView(kind="done", message=f"Kept “{key}”.", detail="Its time starts again from today.")
+        return Redirect(
+            f"{query.href()}#entry-{memory_id}",
+            status_code=303,
+            cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now)],
+        )
+    row = await _row(visit, found, entry, query)
+    page = RowPage(csrf_token=visit.viewer.csrf_token, back=query.href())
+    return Template("me/_entry.html", context={"page": page, "entry": row, "focus": True}, headers=_HEADERS)
+
+
 @get("/memories/{memory_id:str}/promote", name="confirm_promotion", include_in_schema=False)
 async def confirm_promotion(
     request: HTMXRequest,
@@ -356,6 +385,7 @@ async def _worded(
         promotion_targets=_promotion_targets(visit.viewer, visit.elevation),
         area_href=area_href,
         usage=usage,
+        expiries=await visit.services.expiry.expiries(visit.viewer.actor),
     )
 
 
@@ -381,6 +411,7 @@ async def _row(visit: Visit, found: OnFile, entry: DigestEntry, query: MemoryQue
         names=await visit.services.people.names_of(stated_by([entry], visit.viewer.actor)),
         promotion_targets=_promotion_targets(visit.viewer, visit.elevation),
         usage=usage,
+        expiries=await visit.services.expiry.expiries(visit.viewer.actor),
     )
 
 

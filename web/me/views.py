@@ -14,6 +14,7 @@ from datetime import datetime
 from urllib.parse import quote, urlencode
 
 from store import Actor, DigestEntry, Override, memory_forget_verdict
+from store.domain.expiry import expiry_words
 from store.domain.finding import marked_pieces
 from store.domain.usage import Usage
 from store.persistence.registry import Origin
@@ -75,6 +76,17 @@ class OverrideView:
     """The slug of the group the value is held in."""
     pieces: Pieces = ()
     """The text, marked where the search matched."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExpiryView:
+    """When the assistant stops using a memory it concluded, in the person's words, and their way to
+    keep it: `expired` once it already has."""
+
+    text: str
+    expired: bool
+    at: TimeView
+    keep_href: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,6 +157,8 @@ class EntryView:
     """For a record a narrower one overrides: whose value applies instead ("" for one that applies)."""
     usage: UsageView | None = None
     """When it went into the person's prompts (None where the page does not say)."""
+    expiry: ExpiryView | None = None
+    """For what the assistant concluded under an organisation's lifetime: when it stops being used."""
 
     @property
     def forget_href(self) -> str:
@@ -264,12 +278,15 @@ def memories_page(
     promotion_targets: tuple[str, ...] = (),
     area_href: str = "",
     usage: Mapping[str, UsageView] | None = None,
+    expiries: Mapping[str, datetime] | None = None,
 ) -> MemoriesPage:
     """`promotion_targets`: the wider scopes the person may republish their own entries at
     (`Administration.promotion_targets`), offered on each of their own entries; `names`: the names of
     the people who stated the entries shown (`stated_by`), by id."""
     query = selection.query
-    entries = _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets, usage)
+    entries = _EntryBuilder(
+        actor, selection, resolving, now, conversation_url, names, promotion_targets, usage, expiries
+    )
     matching = selection.matching
     verb = "" if query.related else " matches" if matching == 1 else " match"
     return MemoriesPage(
@@ -342,9 +359,12 @@ def entry_view(
     names: Mapping[str, str],
     promotion_targets: tuple[str, ...] = (),
     usage: Mapping[str, UsageView] | None = None,
+    expiries: Mapping[str, datetime] | None = None,
 ) -> EntryView:
     """One entry as the page shows it, wherever it is on the page (an in-place step puts it back)."""
-    builder = _EntryBuilder(actor, selection, resolving, now, conversation_url, names, promotion_targets, usage)
+    builder = _EntryBuilder(
+        actor, selection, resolving, now, conversation_url, names, promotion_targets, usage, expiries
+    )
     return builder.build(Listed(entry.record, entry))
 
 
@@ -475,9 +495,11 @@ class _EntryBuilder:
         names: Mapping[str, str],
         promotion_targets: tuple[str, ...] = (),
         usage: Mapping[str, UsageView] | None = None,
+        expiries: Mapping[str, datetime] | None = None,
     ) -> None:
         self._usage = usage
         self._actor = actor
+        self._expiries = expiries or {}
         self._names = names
         self._promotion_targets = promotion_targets
         self._resolving = resolving
@@ -511,7 +533,16 @@ class _EntryBuilder:
             fact_pieces=marked_pieces(record.text, self._words),
             overridden_by=self._overridden_by(listed),
             usage=None if self._usage is None else self._usage.get(record.id, NEVER_USED),
+            expiry=self._expiry(record.id),
         )
+
+    def _expiry(self, id: str) -> ExpiryView | None:
+        expires_at = self._expiries.get(id)
+        if expires_at is None:
+            return None
+        words = expiry_words(expires_at, self._now)
+        keep_href = f"/memories/{quote(id, safe='')}/keep"
+        return ExpiryView(words.text, words.expired, time_view(expires_at, self._now), keep_href)
 
     def _overridden_by(self, listed: Listed) -> str:
         """For a record another of its key overrides: that it does not apply, and whose value does."""

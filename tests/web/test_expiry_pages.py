@@ -1,0 +1,183 @@
+"""Expiry on the pages: an organisation's administrator chooses how long what the assistant concludes is
+kept; the person sees, in plain words, when each of theirs will go, and keeps it, with a plain form or
+with htmx."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from litestar import Litestar
+from litestar.testing import AsyncTestClient
+from sqlalchemy import text
+
+from store import MemoryOrigin, ScopeContext
+from tests.web.admin_builders import ADA, LENA, tree
+from tests.web.conftest import LoginAs
+from web.services import Services
+
+Client = AsyncTestClient[Litestar]
+CONCLUDED = MemoryOrigin(author="agent", thread_id="thr_1", run_id="run_1", actor_ref="ada")
+STATED = MemoryOrigin(author="human", actor_ref="ada")
+
+
+async def organisation_keeps_for(client: Client, login_as: LoginAs, days: str) -> int:
+    token = await login_as(LENA)
+    response = await client.post(
+        "/admin/organisation/lifetime", data={"csrf_token": token, "days": days}, follow_redirects=False
+    )
+    return response.status_code
+
+
+async def ada_has_notes(services: Services) -> tuple[str, str]:
+    """A memory the assistant concluded about Ada and one she stated; their ids."""
+    ctx = ScopeContext(actor=ADA)
+    concluded = await services.provider.write(
+        key="tone", text="short answers", scope="actor:ada", origin=CONCLUDED, ctx=ctx
+    )
+    stated = await services.provider.write(key="units", text="kilometres", scope="actor:ada", origin=STATED, ctx=ctx)
+    return concluded.id, stated.id
+
+
+async def test_an_administrator_chooses_how_long_conclusions_are_kept_and_it_is_audited(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    assert await organisation_keeps_for(client, login_as, "180") == 303
+
+    page = tree(await client.get("/admin/organisation"))
+
+    said = page.find(attrs={"data-lifetime": True})
+    assert said is not None
+    assert "kept for 6 months after the person last kept them" in said.text
+    selected = page.find("option", {"selected": True})
+    assert selected is not None
+    assert selected["value"] == "180"
+    [entry] = [e for e in await services.audit.at_scopes(["tenant:berlin"]) if e.action == "lifetime"]
+    assert (entry.who, entry.before, entry.after) == (
+        "lena",
+        {"concludedLifetimeDays": None},
+        {"concludedLifetimeDays": 180},
+    )
+    audit = tree(await client.get("/admin/audit"))
+    assert "What the assistant concludes is now kept for 6 months" in audit.text
+
+
+async def test_a_lifetime_not_offered_is_refused_with_its_reason_and_changes_nothing(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    token = await login_as(LENA)
+
+    refused = await client.post("/admin/organisation/lifetime", data={"csrf_token": token, "days": "7"})
+
+    assert refused.status_code == 400
+    error = tree(refused).find(attrs={"data-lifetime-error": True})
+    assert error is not None
+    assert error.text == "Choose one of 30, 90, 180, 365 days, or keep them until forgotten."
+    setting = await services.expiry.lifetime_setting(LENA)
+    assert setting is not None
+    assert (setting.days, setting.chosen) == (None, False)
+
+
+async def test_someone_who_administers_no_organisation_cannot_set_a_lifetime(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    token = await login_as(ADA)
+
+    refused = await client.post("/admin/organisation/lifetime", data={"csrf_token": token, "days": "30"})
+
+    assert refused.status_code == 403
+    setting = await services.expiry.lifetime_setting(LENA)
+    assert setting is not None
+    assert setting.chosen is False
+
+
+async def test_the_person_sees_when_a_concluded_memory_goes_and_nothing_on_what_they_stated(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    await organisation_keeps_for(client, login_as, "90")
+    concluded, stated = await ada_has_notes(services)
+    await login_as(ADA)
+
+    page = tree(await client.get("/"))
+
+    tone = page.find("li", {"data-entry": concluded})
+    units = page.find("li", {"data-entry": stated})
+    assert tone is not None
+    assert units is not None
+    expiry = tone.find(attrs={"data-expiry": "expires"})
+    assert expiry is not None
+    assert expiry.text.startswith("Your assistant stops using this in 3 months, unless you keep it.")
+    assert tone.find("button", {"data-action": "keep"}) is not None
+    assert units.find(attrs={"data-expiry": True}) is None
+    assert units.find("button", {"data-action": "keep"}) is None
+
+
+async def expire(services: Services) -> None:
+    past = datetime.now(UTC) - timedelta(days=1)
+    async with services.provider.engine.begin() as connection:
+        await connection.execute(
+            text("UPDATE agent_memory SET expires_at = :past WHERE expires_at IS NOT NULL"), {"past": past}
+        )
+
+
+async def test_keeping_an_expired_memory_without_javascript_brings_it_back_with_a_notice(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    await organisation_keeps_for(client, login_as, "30")
+    concluded, _ = await ada_has_notes(services)
+    await expire(services)
+    token = await login_as(ADA)
+    before = tree(await client.get("/")).find("li", {"data-entry": concluded})
+    assert before is not None
+    said = before.find(attrs={"data-expiry": "expired"})
+    assert said is not None
+    assert said.text.startswith("Your assistant no longer uses this: it expired.")
+
+    kept = await client.post(
+        f"/memories/{concluded}/keep", data={"csrf_token": token, "back": "/"}, follow_redirects=False
+    )
+
+    assert kept.status_code == 303
+    assert kept.headers["location"] == f"/#entry-{concluded}"
+    page = tree(await client.get("/"))
+    notice = page.find(attrs={"data-notice": True})
+    assert notice is not None
+    assert "Kept “tone”." in notice.text
+    after = page.find("li", {"data-entry": concluded})
+    assert after is not None
+    again = after.find(attrs={"data-expiry": "expires"})
+    assert again is not None
+    assert "in 29 days" in again.text or "in 30 days" in again.text
+
+
+async def test_keeping_with_htmx_answers_the_entry_now_saying_when_it_goes(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    await organisation_keeps_for(client, login_as, "365")
+    concluded, _ = await ada_has_notes(services)
+    await expire(services)
+    token = await login_as(ADA)
+
+    kept = await client.post(
+        f"/memories/{concluded}/keep",
+        data={"csrf_token": token, "back": "/"},
+        headers={"HX-Request": "true", "HX-Current-URL": "http://127.0.0.1:8000/"},
+    )
+
+    assert kept.status_code == 200
+    row = tree(kept).find("li", {"data-entry": concluded})
+    assert row is not None
+    expiry = row.find(attrs={"data-expiry": "expires"})
+    assert expiry is not None
+    assert expiry.text.startswith("Your assistant stops using this in 1 year, unless you keep it.")
+
+
+async def test_what_the_person_stated_or_someone_elses_memory_cannot_be_kept(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    await organisation_keeps_for(client, login_as, "30")
+    concluded, stated = await ada_has_notes(services)
+    token = await login_as(LENA)
+
+    for memory_id in (concluded, stated):
+        refused = await client.post(f"/memories/{memory_id}/keep", data={"csrf_token": token, "back": "/"})
+        assert refused.status_code == 404
