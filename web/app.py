@@ -52,6 +52,7 @@ from web.kit.security import (
 from web.kit.session_api import csrf_scheme, session_scheme
 from web.kit.words import shown_as_read
 from web.me.chosen import confirm_forget_chosen, correct_memory, edit_memory, forget_chosen
+from web.me.importing import apply_import, import_page, preview_import
 from web.me.looked import looked_csv, looked_json, who_looked
 from web.me.mine import (
     confirm_forget_all,
@@ -175,6 +176,9 @@ def create_app(
             memories,
             forget_on_page,
             keep_on_page,
+            import_page,
+            preview_import,
+            apply_import,
             undo_forget,
             confirm_forget_chosen,
             forget_chosen,

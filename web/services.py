@@ -14,6 +14,7 @@ from store.admin import Administration, Stores
 from store.consent import Consent
 from store.embedding import Embedder
 from store.expiry import Expiry
+from store.importing import Imports
 from store.persistence import (
     AuditTrail,
     ConversationRegistry,
@@ -49,6 +50,7 @@ class Services:
     admin: Administration
     consent: Consent
     expiry: Expiry
+    imports: Imports
     """A person's pause, the notes waiting for their approval, who looked; organisations' approval setting."""
     audit: AuditTrail
     people: KnownPeople
@@ -118,6 +120,7 @@ async def open_services(
         ),
         consent=Consent(memory, provider, controls, audit, gate),
         expiry=Expiry(provider, controls, journal, audit, gate),
+        imports=Imports(memory, provider),
         audit=audit,
         people=people,
         personal=PersonalMemories(

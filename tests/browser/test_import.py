@@ -1,0 +1,59 @@
+"""Importing, as Ada does it without JavaScript: she uploads a file, sees what each line would do — the
+line that can't be imported, and why — corrects it, sees her value beside the file's, and imports."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from playwright.sync_api import Browser, Page, expect
+
+from tests.browser.signing_in import press_sign_in_as
+from tests.processes.servers import ServerProcess
+
+
+def log_in(page: Page, server: ServerProcess, who: str) -> None:
+    page.goto(f"{server.base_url}/")
+    press_sign_in_as(page, who)  # the demo's sign-in page, in front of the local provider
+    page.wait_for_url(f"{server.base_url}/")
+
+
+def test_ada_previews_an_import_sees_what_cannot_be_imported_and_imports_the_corrected_file(
+    browser: Browser, server: ServerProcess, tmp_path: Path, artifacts: Path
+) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text(json.dumps([{"key": "team", "text": "dispatch"}, {"key": "essay", "text": "x" * 300}]))
+    corrected = tmp_path / "corrected.json"
+    corrected.write_text(
+        json.dumps([{"key": "team", "text": "dispatch"}, {"key": "tone", "text": "answer in one sentence"}])
+    )
+    context = browser.new_context(java_script_enabled=False, viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    log_in(page, server, "ada")
+    page.click("[data-action='import']")
+
+    page.set_input_files("[data-import-file]", str(broken))
+    page.click("[data-action='preview-import']")
+
+    expect(page.locator("[data-import-action='error'] [data-import-reason]")).to_have_text(
+        "The fact is 300 characters long; the limit is 240. State it in one shorter sentence."
+    )
+    expect(page.locator("[data-import-summary]")).to_contain_text("Nothing was imported")
+    expect(page.locator("[data-action='apply-import']")).to_have_count(0)
+
+    page.set_input_files("[data-import-file]", str(corrected))
+    page.click("[data-action='preview-import']")
+
+    tone = page.locator("[data-import-action='replace']")
+    expect(tone.locator("[data-import-old]")).to_have_text("prefers short answers with the number first")
+    expect(tone.locator("[data-import-new]")).to_have_text("answer in one sentence")
+    expect(page.locator("[data-import-action='add'] [data-import-key]")).to_have_text("team")
+    page.screenshot(path=str(artifacts / "import-preview.png"), full_page=True)
+
+    page.click("[data-action='apply-import']")
+
+    page.wait_for_url(f"{server.base_url}/")
+    expect(page.locator("[data-notice]")).to_contain_text("Imported 2 memories, as written by you.")
+    expect(page.locator("[data-entry][data-key='tone'] [data-fact]").first).to_have_text("answer in one sentence")
+    expect(page.locator("[data-entry][data-key='team'] [data-written-by]")).to_contain_text("You")
+    context.close()
