@@ -639,17 +639,25 @@ async def keep_record(
 
 
 async def reset_expiry_at_scopes(
-    connection: AsyncConnection, scopes: Select[Any], expiry: Callable[[datetime, datetime | None], datetime | None]
+    connection: AsyncConnection,
+    scopes: Select[Any] | Sequence[str],
+    expiry: Callable[[datetime, datetime | None], datetime | None],
+    ids: Sequence[str] | None = None,
 ) -> int:
-    """Give every record the assistant concluded at one of `scopes` (a select of scope tokens) the
-    expiry `expiry(updated_at, confirmed_at)` answers; how many records were given one."""
-    rows = (
-        await connection.execute(
-            select(memory.c.seq, memory.c.updated_at, memory.c.confirmed_at).where(
-                memory.c.origin_author == "agent", memory.c.scope.in_(scopes)
-            )
-        )
-    ).all()
+    """Give every record the assistant concluded at one of `scopes` (scope tokens, or a select of them),
+    or only those of them among `ids`, the expiry `expiry(updated_at, confirmed_at)` answers; how many
+    records were given one."""
+    chosen = select(memory.c.seq, memory.c.updated_at, memory.c.confirmed_at).where(
+        memory.c.origin_author == "agent", memory.c.scope.in_(scopes)
+    )
+    batches = (
+        [chosen]
+        if ids is None
+        else [chosen.where(memory.c.id.in_(ids[start : start + _AT_ONCE])) for start in range(0, len(ids), _AT_ONCE)]
+    )
+    rows: list[tuple[int, datetime, datetime | None]] = []
+    for batch in batches:
+        rows.extend((seq, updated, confirmed) for seq, updated, confirmed in (await connection.execute(batch)).all())
     changes = [{"row_seq": seq, "row_expires_at": expiry(updated, confirmed)} for seq, updated, confirmed in rows]
     if changes:
         statement = (

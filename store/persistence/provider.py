@@ -212,14 +212,23 @@ class SqlMemoryProvider:
     ) -> builtins.list[str]:
         """Insert forgotten records again exactly as they were (id, text, origin, creation and update
         times, pin), each with its vector, in one transaction: only at the actor's own scope, and never
-        over a record holding the id or the (scope, key) now. The ids put back."""
+        over a record holding the id or the (scope, key) now; what the assistant concluded expires as
+        its organisation's lifetime says, counted from its last write. The ids put back."""
         own = own_scope(ctx.actor)
         mine = [(record, created) for record, created in records if record.scope == own]
         meanings: builtins.list[Meaning | None] = []
         for start in range(0, len(mine), _EMBEDDED_AT_ONCE):
             meanings.extend(await self._meanings([record for record, _ in mine[start : start + _EMBEDDED_AT_ONCE]]))
         async with writing(self._engine) as connection:
-            return await insert_records_where_free(connection, mine, meanings)
+            inserted = await insert_records_where_free(connection, mine, meanings)
+            lifetime = await concluded_lifetime_of(connection, ctx.actor.tenant_ref)
+            if inserted and lifetime is not None:  # what the assistant concluded comes back under its lifetime
+
+                def expiry(updated_at: datetime, confirmed_at: datetime | None) -> datetime | None:
+                    return concluded_expiry("agent", expiry_basis(updated_at, confirmed_at), lifetime)
+
+                await reset_expiry_at_scopes(connection, [own], expiry, ids=inserted)
+            return inserted
 
     async def keep(self, id: str, *, ctx: ScopeContext) -> bool:
         """The person keeps `id`, something the assistant concluded about them at their own scope: its

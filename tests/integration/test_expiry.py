@@ -138,3 +138,17 @@ def _payload(value: dict[str, object]) -> Callable[[], Awaitable[dict[str, objec
         return value
 
     return compute
+
+
+async def test_an_undone_forget_puts_a_concluded_memory_back_under_its_lifetime(world: World) -> None:
+    listed = {record.key: record for record in await world.provider.list(scopes=["actor:ada"], ctx=ctx())}
+    forgotten = await world.provider.forget_many(ids=[listed["tone"].id, listed["team"].id], ctx=ctx())
+
+    await world.provider.put_back(forgotten, ctx=ctx())
+
+    expiries = await world.provider.expiries(ctx=ctx())
+    assert expiries == {
+        listed["tone"].id: listed["tone"].updated_at + timedelta(days=30),
+        listed["team"].id: listed["team"].updated_at + timedelta(days=30),
+    }
+    assert await world.keys() == {"units", "team"}
