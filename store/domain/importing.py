@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from store.domain.lookalikes import may_read_like_another, same_looking_key
 from store.domain.remember import check_memory_input
 
 __all__ = (
@@ -80,7 +81,8 @@ def plan_import(document: str, current: Mapping[str, str], *, max_fact_chars: in
 
     The file must be JSON holding a list of objects, at most `IMPORT_AT_MOST_LINES` of them. Each
     object needs a `key` and a `text` that a person could write (`check_memory_input`); a key may
-    appear once. A `scope` that is not a person's own marks a shared fact, left out."""
+    appear once, and may not read like another of theirs or of the file's while differing from it
+    (`store.domain.lookalikes`). A `scope` that is not a person's own marks a shared fact, left out."""
     if len(document.encode()) > IMPORT_AT_MOST_BYTES:
         return ImportPlan(error=TOO_LARGE)
     try:
@@ -121,6 +123,13 @@ def _line(number: int, item: object, current: Mapping[str, str], seen: set[str],
         return ImportLine(number, key, text, "error", reason=checked.error)
     if checked.key in seen:
         return ImportLine(number, checked.key, checked.fact, "error", reason="This key is in the file twice.")
+    twin = same_looking_key(checked.key, [*current, *seen]) if may_read_like_another(checked.key) else None
+    if twin is not None:
+        reason = (
+            f"This key reads exactly like “{twin}” but differs in invisible characters: give it exactly as "
+            "that one is to replace it, or a key that reads differently."
+        )
+        return ImportLine(number, checked.key, checked.fact, "error", reason=reason)
     old = current.get(checked.key)
     action: LineAction = "add" if old is None else "same" if old == checked.fact else "replace"
     return ImportLine(number, checked.key, checked.fact, action, old=old)

@@ -78,6 +78,24 @@ def test_a_key_twice_in_the_file_is_an_error_on_its_second_line() -> None:
     assert not found.applicable
 
 
+@pytest.mark.parametrize(
+    ("current", "key", "error"),
+    [
+        ({"مرحبا": "a"}, "مر\u200cحبا", True),
+        ({"مرحبا": "a"}, "مرحبا", False),
+        ({}, "مرحبا", False),
+    ],
+)
+def test_a_key_that_reads_like_another_but_differs_in_invisible_characters_cannot_be_imported(
+    current: dict[str, str], key: str, error: bool
+) -> None:
+    found = plan([{"key": key, "text": "b"}], current=current)
+
+    assert bool(found.errors) is error
+    if error:
+        assert found.errors[0].reason.startswith("This key reads exactly like “مرحبا” but differs in invisible")
+
+
 def test_a_file_with_nothing_new_has_nothing_to_apply() -> None:
     assert not plan([{"key": "units", "text": "kilometres"}]).applicable
 
