@@ -431,12 +431,14 @@ class Administration:
             await self._people.note(person, signed_in=True, name=name)
             if known is not None and known.tenant_ref != person.tenant_ref:
                 await self._audit_move(person.id, person.id, known.tenant_ref, person.tenant_ref, by="sign-in")
+                await self._provider.reset_expiry_of(person)
 
     async def move_person(self, by: str, person_id: str, tenant_ref: str | None) -> Actor | None:
         """Record the person `person_id` in the organisation `tenant_ref` (None: none), audited as done by
         `by` at the organisation they leave and the one they join; the person as they now are, or None
-        when nobody by that id is known. Their own memories go with them; memories their former
-        organisation shared stop applying to them. For a deployment's operators (`onfile people move`)."""
+        when nobody by that id is known. Their own memories go with them, what the assistant concluded
+        under the lifetime of the organisation they join; memories their former organisation shared
+        stop applying to them. For a deployment's operators (`onfile people move`)."""
         known = await self._people.find(person_id)
         if known is None:
             return None
@@ -445,6 +447,7 @@ class Administration:
             async with self._provider.together():
                 await self._people.note(moved, signed_in=True)
                 await self._audit_move(by, person_id, known.tenant_ref, tenant_ref, by="operator")
+                await self._provider.reset_expiry_of(moved)
         return moved
 
     async def _audit_move(self, who: str, person: str, left: str | None, joined: str | None, *, by: str) -> None:

@@ -24,7 +24,7 @@ from store.domain.expiry import concluded_expiry, expiry_basis
 from store.domain.paging import RecordsAsk, RecordsPage
 from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys
 from store.domain.scopes import own_scope, scope_ranks
-from store.domain.types import MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
+from store.domain.types import Actor, MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
 from store.embedding import Embedder, EmbedderError, embedding_text, nearest_keys, vector_bytes
 from store.persistence.controls import concluded_lifetime_of, scopes_of_people_in
 from store.persistence.driver import borrowed_reading
@@ -253,6 +253,18 @@ class SqlMemoryProvider:
 
         async with writing(self._engine) as connection:
             return await reset_expiry_at_scopes(connection, scopes_of_people_in(tenant_ref), expiry)
+
+    async def reset_expiry_of(self, person: Actor) -> int:
+        """Give what the assistant concluded about `person` the expiry their organisation now sets (none
+        for a person of no organisation, or of one that set no lifetime): after they moved between
+        organisations. How many of theirs now expire."""
+        async with writing(self._engine) as connection:
+            lifetime = await concluded_lifetime_of(connection, person.tenant_ref)
+
+            def expiry(updated_at: datetime, confirmed_at: datetime | None) -> datetime | None:
+                return concluded_expiry("agent", expiry_basis(updated_at, confirmed_at), lifetime)
+
+            return await reset_expiry_at_scopes(connection, [own_scope(person)], expiry)
 
     async def drop_expired(self, *, now: datetime) -> builtins.list[tuple[str, str]]:
         """Delete every memory that expired by `now` (its vector and search index entries go with its

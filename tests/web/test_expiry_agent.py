@@ -53,6 +53,14 @@ async def digest_keys(client: httpx.AsyncClient, run: str, turn: str = "") -> se
     return {entry["key"] for entry in response.json()["entries"]}
 
 
+async def digest_keys_of(client: httpx.AsyncClient, run: str, tenant: str | None) -> set[str]:
+    """The keys of the digest for Ada as a member of `tenant` (None: of no organisation)."""
+    body = {"actor": {**ADA_WIRE, "tenantRef": tenant}, "text": ""}
+    response = await client.post(f"/agent/runs/{run}/digest", json=body, headers=AUTH)
+    assert response.status_code == 200
+    return {entry["key"] for entry in response.json()["entries"]}
+
+
 async def remember(client: httpx.AsyncClient, run: str, key: str, fact: str) -> Any:
     body = {"callId": f"call_{key}", "key": key, "fact": fact}
     response = await client.post(f"/agent/runs/{run}/remember", json=body, headers=AUTH)
@@ -115,3 +123,30 @@ async def test_a_run_resolved_before_the_expiry_replays_its_recorded_digest(
     await expire_everything_concluded(services)
 
     assert await digest_keys(client, "run_2") == {"units", "tone"}
+
+
+@pytest.mark.usefixtures("concluded")
+async def test_a_person_moved_to_an_organisation_without_a_lifetime_has_their_expired_memory_back(
+    client: httpx.AsyncClient, services: Services
+) -> None:
+    await expire_everything_concluded(services)
+
+    assert await services.admin.move_person("operator", "ada", "hamburg") is not None
+
+    assert await digest_keys_of(client, "run_2", "hamburg") == {"units", "tone"}
+
+
+@pytest.mark.usefixtures("concluded")
+async def test_a_person_who_signs_in_with_an_organisation_that_keeps_conclusions_gets_its_lifetime(
+    client: httpx.AsyncClient, services: Services
+) -> None:
+    await services.admin.move_person("operator", "ada", None)
+    assert await digest_keys_of(client, "run_2", None) == {"units", "tone"}
+    await expire_everything_concluded(services)  # nothing has an expiry in no organisation
+    assert await digest_keys_of(client, "run_3", None) == {"units", "tone"}
+
+    await services.admin.signed_in(ADA)
+
+    assert await digest_keys(client, "run_4") == {"units", "tone"}
+    await expire_everything_concluded(services)
+    assert await digest_keys(client, "run_5") == {"units"}
