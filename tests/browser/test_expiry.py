@@ -9,6 +9,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.accessibility import serious_violations
 from tests.browser.signing_in import press_sign_in_as
 from tests.processes.servers import ServerProcess
 
@@ -75,4 +76,24 @@ def test_keeping_works_without_javascript(browser: Browser, server: ServerProces
 
     expect(page.locator("[data-notice]")).to_contain_text("Kept “depot”.")
     expect(page.locator("[data-entry='mem_a4'] [data-expiry='expires']")).to_contain_text("in 3 months")
+    context.close()
+
+
+def test_the_expiry_lines_and_the_lifetime_setting_have_no_serious_accessibility_violations(
+    browser: Browser, server: ServerProcess, tmp_path: Path
+) -> None:
+    berlin_keeps_conclusions_for_90_days(browser, server)
+    expire(tmp_path / "browser.sqlite3", "mem_a3")
+    # axe is injected as a script, which the dashboard's Content-Security-Policy rightly forbids
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    log_in(page, server, "ada")
+    expect(page.locator("[data-expiry='expired']")).to_have_count(1)
+    assert serious_violations(page) == []
+    context.close()
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    log_in(page, server, "lena")
+    page.goto(f"{server.base_url}/admin/organisation")
+    assert serious_violations(page) == []
     context.close()

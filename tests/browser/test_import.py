@@ -8,6 +8,7 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.accessibility import serious_violations
 from tests.browser.signing_in import press_sign_in_as
 from tests.processes.servers import ServerProcess
 
@@ -56,4 +57,24 @@ def test_ada_previews_an_import_sees_what_cannot_be_imported_and_imports_the_cor
     expect(page.locator("[data-notice]")).to_contain_text("Imported 2 memories, as written by you.")
     expect(page.locator("[data-entry][data-key='tone'] [data-fact]").first).to_have_text("answer in one sentence")
     expect(page.locator("[data-entry][data-key='team'] [data-written-by]")).to_contain_text("You")
+    context.close()
+
+
+def test_the_import_pages_have_no_serious_accessibility_violations(
+    browser: Browser, server: ServerProcess, tmp_path: Path
+) -> None:
+    mixed = tmp_path / "mixed.json"
+    mixed.write_text(json.dumps([{"key": "tone", "text": "answer in one sentence"}, {"key": "", "text": "x"}]))
+    # axe is injected as a script, which the dashboard's Content-Security-Policy rightly forbids
+    context = browser.new_context(bypass_csp=True)
+    page = context.new_page()
+    log_in(page, server, "ada")
+    page.goto(f"{server.base_url}/memories/import")
+    assert serious_violations(page) == []
+
+    page.set_input_files("[data-import-file]", str(mixed))
+    page.click("[data-action='preview-import']")
+
+    expect(page.locator("[data-import-action='error']")).to_have_count(1)
+    assert serious_violations(page) == []
     context.close()
