@@ -20,7 +20,9 @@ def log_in(page: Page, server: ServerProcess, who: str) -> None:
     page.wait_for_url(f"{server.base_url}/")
 
 
-def berlin_keeps_conclusions_for_90_days(browser: Browser, server: ServerProcess) -> None:
+def berlin_keeps_conclusions_for_90_days(
+    browser: Browser, server: ServerProcess, artifacts: Path | None = None
+) -> None:
     context = browser.new_context()
     page = context.new_page()
     log_in(page, server, "lena")
@@ -30,6 +32,8 @@ def berlin_keeps_conclusions_for_90_days(browser: Browser, server: ServerProcess
     page.click("[data-action='set-lifetime']")
 
     expect(page.locator("[data-lifetime]")).to_contain_text("kept for 3 months after the person last kept them")
+    if artifacts is not None:
+        page.locator("[data-setting='lifetime']").screenshot(path=str(artifacts / "organisation-lifetime.png"))
     context.close()
 
 
@@ -43,7 +47,7 @@ def expire(database: Path, memory_id: str) -> None:
 def test_ada_sees_when_her_assistants_conclusions_go_and_keeps_an_expired_one(
     browser: Browser, server: ServerProcess, tmp_path: Path, artifacts: Path
 ) -> None:
-    berlin_keeps_conclusions_for_90_days(browser, server)
+    berlin_keeps_conclusions_for_90_days(browser, server, artifacts)
     expire(tmp_path / "browser.sqlite3", "mem_a3")
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
@@ -54,7 +58,7 @@ def test_ada_sees_when_her_assistants_conclusions_go_and_keeps_an_expired_one(
     expect(page.locator("[data-entry='mem_a2'] [data-expiry]")).to_have_count(0)  # she wrote that one
     tone = page.locator("[data-entry='mem_a3']")
     expect(tone.locator("[data-expiry='expired']")).to_contain_text("Your assistant no longer uses this")
-    page.screenshot(path=str(artifacts / "expiry-ada.png"), full_page=True)
+    page.locator("[data-group='you']").screenshot(path=str(artifacts / "expiry-ada.png"))
 
     tone.locator("[data-action='keep']").click()
 
