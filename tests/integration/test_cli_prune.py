@@ -5,11 +5,17 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from store import Actor, MemoryOrigin, ScopeContext
 from store.persistence import upgrade
+from store.persistence.controls import MemoryControlStore
+from store.persistence.engine import open_engine
+from store.persistence.provider import SqlMemoryProvider
+from tests.integration.text_scan import places_holding
 from web.cli import main
 
 
@@ -76,9 +82,35 @@ def test_prune_looks_after_a_database_that_exists(capsys: pytest.CaptureFixture[
     assert "pruned the journals of 0 runs" in capsys.readouterr().out
 
 
-def test_prune_says_how_many_expired_memories_it_removed(capsys: pytest.CaptureFixture[str]) -> None:
+def test_prune_removes_an_expired_memory_and_says_how_many(capsys: pytest.CaptureFixture[str]) -> None:
     asyncio.run(upgrade("sqlite+aiosqlite:///onfile.sqlite3"))
+    asyncio.run(_an_expired_memory("sqlite+aiosqlite:///onfile.sqlite3"))
 
     assert main(["prune"]) == 0
 
-    assert "removed 0 expired memories, and the journals of 0 runs that named them" in capsys.readouterr().out
+    assert "removed 1 expired memories, and the journals of 0 runs that named them" in capsys.readouterr().out
+    assert asyncio.run(_texts("sqlite+aiosqlite:///onfile.sqlite3", "short answers please")) == []
+    assert main(["prune"]) == 0
+    assert "removed 0 expired memories" in capsys.readouterr().out
+
+
+async def _an_expired_memory(url: str) -> None:
+    """Something the assistant concluded about Ada forty days ago, in an organisation that keeps such
+    memories thirty."""
+    engine = open_engine(url)
+    try:
+        await MemoryControlStore(engine).set_concluded_lifetime("berlin", days=30, by="lena")
+        then = SqlMemoryProvider(engine, clock=lambda: datetime.now(UTC) - timedelta(days=40))
+        origin = MemoryOrigin(author="agent", actor_ref="ada")
+        ctx = ScopeContext(actor=Actor("ada", "berlin"))
+        await then.write(key="tone", text="short answers please", scope="actor:ada", origin=origin, ctx=ctx)
+    finally:
+        await engine.dispose()
+
+
+async def _texts(url: str, needle: str) -> list[str]:
+    engine = open_engine(url)
+    try:
+        return await places_holding(engine, needle)
+    finally:
+        await engine.dispose()
