@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import APIRequestContext, Browser, Page, expect
 
-from tests.browser.conftest import AGENT_TOKEN
+from tests.browser.demo_server import AGENT_TOKEN
 from tests.browser.signing_in import press_sign_in_as
 from tests.processes.servers import ServerProcess
 

@@ -262,14 +262,14 @@ async def test_downgrading_to_0007_drops_the_names_and_keeps_the_people_seen(eng
     assert await people.names_of(["ada"]) == {}
 
 
-async def test_downgrading_to_0010_drops_the_expiry_and_keeps_the_memories(engine: AsyncEngine) -> None:
+async def test_downgrading_to_0012_drops_the_expiry_and_keeps_the_memories(engine: AsyncEngine) -> None:
     provider = SqlMemoryProvider(engine)
     origin = MemoryOrigin(author="agent", actor_ref="ada")
     controls = MemoryControlStore(engine)
     await controls.set_concluded_lifetime("berlin", days=30, by="lena")
     await provider.write(key="tone", text="short answers", scope="actor:ada", origin=origin, ctx=ctx())
 
-    await downgrade_engine(engine, "0010")
+    await downgrade_engine(engine, "0012")
     async with engine.connect() as connection:
         downgraded = await connection.run_sync(_schema)
     await upgrade_engine(engine)
