@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from store.domain.expiry import concluded_expiry, expiry_basis
 from store.domain.paging import RecordsAsk, RecordsPage
@@ -116,17 +116,8 @@ class SqlMemoryProvider:
         _refuse_agent_beyond_own_scope(scope, origin, ctx)
         meaning = await self._meaning(key, text)
         async with writing(self._engine) as connection:
-            now = self._clock()
-            expires_at = await _expiry(connection, origin, ctx, now)
-            return await upsert_record(
-                connection,
-                key=key,
-                text=text,
-                scope=scope,
-                origin=origin,
-                now=now,
-                meaning=meaning,
-                expires_at=expires_at,
+            return await self._upsert(
+                connection, key=key, text=text, scope=scope, origin=origin, ctx=ctx, meaning=meaning
             )
 
     @asynccontextmanager
@@ -145,19 +136,29 @@ class SqlMemoryProvider:
         meaning = await self._meaning(key, text)
         async with writing(self._engine) as connection:
             before = await record_locked(connection, scope=scope, key=key)
-            now = self._clock()
-            expires_at = await _expiry(connection, origin, ctx, now)
-            after = await upsert_record(
-                connection,
-                key=key,
-                text=text,
-                scope=scope,
-                origin=origin,
-                now=now,
-                meaning=meaning,
-                expires_at=expires_at,
+            after = await self._upsert(
+                connection, key=key, text=text, scope=scope, origin=origin, ctx=ctx, meaning=meaning
             )
             return before, after
+
+    async def _upsert(
+        self,
+        connection: AsyncConnection,
+        *,
+        key: str,
+        text: str,
+        scope: str,
+        origin: MemoryOrigin,
+        ctx: ScopeContext,
+        meaning: Meaning | None,
+    ) -> MemoryRecord:
+        """The upsert `write` and `replace` share: now, and what the assistant concludes expires under
+        its organisation's lifetime."""
+        now = self._clock()
+        expires_at = await _expiry(connection, origin, ctx, now)
+        return await upsert_record(
+            connection, key=key, text=text, scope=scope, origin=origin, now=now, meaning=meaning, expires_at=expires_at
+        )
 
     async def rewrite(
         self, id: str, *, scope: str, text: str, origin: MemoryOrigin

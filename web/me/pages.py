@@ -62,6 +62,7 @@ from web.me.on_file import OnFile, on_file, resolving_origins
 from web.me.undo import NOTICES, RestoreOutcome, restore_forgotten, undo_token
 from web.me.views import (
     EntryView,
+    EntryWording,
     MemoriesPage,
     PromotionConfirmView,
     RowPage,
@@ -401,10 +402,9 @@ async def usage_views(visit: Visit, memory_ids: list[str], now: datetime) -> dic
 
 async def _row(visit: Visit, found: OnFile, entry: DigestEntry, query: MemoryQuery) -> EntryView:
     usage = await usage_views(visit, [entry.record.id], _now())
-    return entry_view(
-        select_entries(found, visit.viewer.actor, query),
+    wording = EntryWording(
         visit.viewer.actor,
-        entry,
+        select_entries(found, visit.viewer.actor, query),
         resolving=await resolving_origins(visit.services, [entry]),
         now=_now(),
         conversation_url=visit.services.settings.conversation_url,
@@ -413,6 +413,7 @@ async def _row(visit: Visit, found: OnFile, entry: DigestEntry, query: MemoryQue
         usage=usage,
         expiries=await visit.services.expiry.expiries(visit.viewer.actor),
     )
+    return entry_view(wording, entry)
 
 
 def _promotion_targets(viewer: Viewer, elevation: Elevation) -> tuple[str, ...]:

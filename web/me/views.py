@@ -36,6 +36,7 @@ from web.me.on_file import HasRecord, origin_of
 __all__ = (
     "DateJumpView",
     "EntryView",
+    "EntryWording",
     "FiltersView",
     "GroupView",
     "MemoriesPage",
@@ -284,7 +285,7 @@ def memories_page(
     (`Administration.promotion_targets`), offered on each of their own entries; `names`: the names of
     the people who stated the entries shown (`stated_by`), by id."""
     query = selection.query
-    entries = _EntryBuilder(
+    entries = EntryWording(
         actor, selection, resolving, now, conversation_url, names, promotion_targets, usage, expiries
     )
     matching = selection.matching
@@ -348,24 +349,9 @@ class PromotionConfirmView:
         return f"/memories/{quote(self.entry.id, safe='')}"
 
 
-def entry_view(
-    selection: Selection,
-    actor: Actor,
-    entry: DigestEntry,
-    *,
-    resolving: frozenset[Origin],
-    now: datetime,
-    conversation_url: str,
-    names: Mapping[str, str],
-    promotion_targets: tuple[str, ...] = (),
-    usage: Mapping[str, UsageView] | None = None,
-    expiries: Mapping[str, datetime] | None = None,
-) -> EntryView:
+def entry_view(wording: EntryWording, entry: DigestEntry) -> EntryView:
     """One entry as the page shows it, wherever it is on the page (an in-place step puts it back)."""
-    builder = _EntryBuilder(
-        actor, selection, resolving, now, conversation_url, names, promotion_targets, usage, expiries
-    )
-    return builder.build(Listed(entry.record, entry))
+    return wording.build(Listed(entry.record, entry))
 
 
 def stated_by(entries: Iterable[HasRecord], actor: Actor) -> set[str]:
@@ -377,7 +363,7 @@ def stated_by(entries: Iterable[HasRecord], actor: Actor) -> set[str]:
     }
 
 
-def group_view(group: GroupSelection, query: MemoryQuery, entries: _EntryBuilder) -> GroupView:
+def group_view(group: GroupSelection, query: MemoryQuery, entries: EntryWording) -> GroupView:
     matching = group.matched
     paged = query.related or group.pages <= 1
     return GroupView(
@@ -482,37 +468,27 @@ def _short(group: GroupSelection) -> str:
     return named[:1].upper() + named[1:]
 
 
-class _EntryBuilder:
-    """Turns listed records into `EntryView`s for one person at one moment, marking the search's words."""
+@dataclass(frozen=True, slots=True)
+class EntryWording:
+    """What words the entries of one person's page at one moment: whose page, what the search selected
+    (its words are marked), which origins still resolve, the names of who stated them, where the person
+    may publish, and each memory's use and expiry, by id."""
 
-    def __init__(
-        self,
-        actor: Actor,
-        selection: Selection,
-        resolving: frozenset[Origin],
-        now: datetime,
-        conversation_url: str,
-        names: Mapping[str, str],
-        promotion_targets: tuple[str, ...] = (),
-        usage: Mapping[str, UsageView] | None = None,
-        expiries: Mapping[str, datetime] | None = None,
-    ) -> None:
-        self._usage = usage
-        self._actor = actor
-        self._expiries = expiries or {}
-        self._names = names
-        self._promotion_targets = promotion_targets
-        self._resolving = resolving
-        self._now = now
-        self._conversation_url = conversation_url
-        self._slugs = {g.scope: g.slug for g in selection.groups}
-        self._words = selection.words
+    actor: Actor
+    selection: Selection
+    resolving: frozenset[Origin]
+    now: datetime
+    conversation_url: str
+    names: Mapping[str, str]
+    promotion_targets: tuple[str, ...] = ()
+    usage: Mapping[str, UsageView] | None = None
+    expiries: Mapping[str, datetime] | None = None
 
     def build(self, listed: Listed) -> EntryView:
         record, entry = listed.record, listed.entry
-        kind = author_kind(record.origin, record.scope, self._actor)
-        verdict = memory_forget_verdict(scope=record.scope, actor=self._actor)
-        words = scope_words(record.scope, self._actor)
+        kind = author_kind(record.origin, record.scope, self.actor)
+        verdict = memory_forget_verdict(scope=record.scope, actor=self.actor)
+        words = scope_words(record.scope, self.actor)
         overrides = listed.overrides
         return EntryView(
             id=record.id,
@@ -520,8 +496,8 @@ class _EntryBuilder:
             fact=record.text,
             scope_words=f"Applies to {words.held_for}",
             author=kind,
-            written_by=written_by(kind, record.origin, self._names),
-            updated=time_view(record.updated_at, self._now),
+            written_by=written_by(kind, record.origin, self.names),
+            updated=time_view(record.updated_at, self.now),
             pinned=entry.pinned,
             overrides=tuple(self._override(o) for o in overrides if o.text != record.text),
             same_as=tuple(self._override(o) for o in overrides if o.text == record.text),
@@ -529,28 +505,28 @@ class _EntryBuilder:
             forgettable=verdict.allowed,
             managed="" if verdict.allowed else words.managed,
             promotions=self._promotions(entry) if words.kind == "own" else (),
-            key_pieces=marked_pieces(record.key, self._words),
-            fact_pieces=marked_pieces(record.text, self._words),
+            key_pieces=marked_pieces(record.key, self.selection.words),
+            fact_pieces=marked_pieces(record.text, self.selection.words),
             overridden_by=self._overridden_by(listed),
-            usage=None if self._usage is None else self._usage.get(record.id, NEVER_USED),
+            usage=None if self.usage is None else self.usage.get(record.id, NEVER_USED),
             expiry=self._expiry(record.id),
         )
 
     def _expiry(self, id: str) -> ExpiryView | None:
-        expires_at = self._expiries.get(id)
+        expires_at = (self.expiries or {}).get(id)
         if expires_at is None:
             return None
-        words = expiry_words(expires_at, self._now)
+        words = expiry_words(expires_at, self.now)
         keep_href = f"/memories/{quote(id, safe='')}/keep"
-        return ExpiryView(words.text, words.expired, time_view(expires_at, self._now), keep_href)
+        return ExpiryView(words.text, words.expired, time_view(expires_at, self.now), keep_href)
 
     def _overridden_by(self, listed: Listed) -> str:
         """For a record another of its key overrides: that it does not apply, and whose value does."""
         if not listed.overridden:
             return ""
         winner = listed.entry.record
-        if scope_words(winner.scope, self._actor).kind != "own":
-            held_for = scope_words(winner.scope, self._actor).held_for
+        if scope_words(winner.scope, self.actor).kind != "own":
+            held_for = scope_words(winner.scope, self.actor).held_for
             return f"Doesn't apply to you: the value held for {held_for} overrides it."
         if winner.text == listed.record.text:
             return "Your own note says the same, and that is the one that applies to you."
@@ -558,11 +534,11 @@ class _EntryBuilder:
 
     def _override(self, override: Override) -> OverrideView:
         return OverrideView(
-            lead=scope_words(override.scope, self._actor).default_is,
+            lead=scope_words(override.scope, self.actor).default_is,
             text=override.text,
-            by=override_by(override.author, override.scope, self._actor),
-            group=self._slugs.get(override.scope, ""),
-            pieces=marked_pieces(override.text, self._words),
+            by=override_by(override.author, override.scope, self.actor),
+            group={g.scope: g.slug for g in self.selection.groups}.get(override.scope, ""),
+            pieces=marked_pieces(override.text, self.selection.words),
         )
 
     def _promotions(self, entry: DigestEntry) -> tuple[PromotionView, ...]:
@@ -570,10 +546,10 @@ class _EntryBuilder:
         return tuple(
             PromotionView(
                 scope=s,
-                label=f"Publish for {scope_words(s, self._actor).held_for}",
+                label=f"Publish for {scope_words(s, self.actor).held_for}",
                 confirm_href=f"/memories/{quote(entry.record.id, safe='')}/promote?{urlencode({'scope': s})}",
             )
-            for s in self._promotion_targets
+            for s in self.promotion_targets
             if s not in published
         )
 
@@ -581,7 +557,7 @@ class _EntryBuilder:
         origin = origin_of(entry)
         if origin.thread_id is None:
             return None
-        if origin not in self._resolving:
+        if origin not in self.resolving:
             return OriginView(url=None, gone=True)
-        url = conversation_link(self._conversation_url, origin)
+        url = conversation_link(self.conversation_url, origin)
         return OriginView(url=url, gone=False) if url else None
