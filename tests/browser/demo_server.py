@@ -16,10 +16,12 @@ from web.demo.oidc_mock import MockProvider
 from web.services import open_services
 from web.settings import Settings
 
-__all__ = ("AGENT_TOKEN", "SECRET", "demo_provider", "demo_server")
+__all__ = ("AGENT_TOKEN", "DATABASE_FILE", "SECRET", "demo_provider", "demo_server")
 
 SECRET = "browser-test-secret-key-long-enough-0123456789"
 AGENT_TOKEN = "browser-test-agent-token-0123456789"
+DATABASE_FILE = "browser.sqlite3"
+"""The SQLite file `demo_server` serves, in its folder (a test may change it under the server)."""
 _CLIENT_ID = "onfile-browser"
 _CLIENT_SECRET = "onfile-browser-secret"
 
@@ -41,7 +43,7 @@ def demo_provider() -> Iterator[MockProvider]:
 def demo_server(folder: Path, provider: MockProvider, *, max_memories: int = 2_400) -> Iterator[ServerProcess]:
     """`onfile serve` over the demo's data seeded into a fresh database in `folder` (Max holding
     `max_memories`), signing people in through `provider`; the agent API accepts `AGENT_TOKEN`."""
-    database_url = f"sqlite+aiosqlite:///{folder / 'demo.sqlite3'}"
+    database_url = f"sqlite+aiosqlite:///{folder / DATABASE_FILE}"
     process = ServerProcess(
         {
             "ONFILE_DATABASE_URL": database_url,

@@ -10,6 +10,7 @@ from pathlib import Path
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.accessibility import serious_violations
+from tests.browser.demo_server import DATABASE_FILE
 from tests.browser.signing_in import press_sign_in_as
 from tests.processes.servers import ServerProcess
 
@@ -48,7 +49,7 @@ def test_ada_sees_when_her_assistants_conclusions_go_and_keeps_an_expired_one(
     browser: Browser, server: ServerProcess, tmp_path: Path, artifacts: Path
 ) -> None:
     berlin_keeps_conclusions_for_90_days(browser, server, artifacts)
-    expire(tmp_path / "browser.sqlite3", "mem_a3")
+    expire(tmp_path / DATABASE_FILE, "mem_a3")
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     log_in(page, server, "ada")
@@ -70,7 +71,7 @@ def test_ada_sees_when_her_assistants_conclusions_go_and_keeps_an_expired_one(
 
 def test_keeping_works_without_javascript(browser: Browser, server: ServerProcess, tmp_path: Path) -> None:
     berlin_keeps_conclusions_for_90_days(browser, server)
-    expire(tmp_path / "browser.sqlite3", "mem_a4")
+    expire(tmp_path / DATABASE_FILE, "mem_a4")
     context = browser.new_context(java_script_enabled=False, viewport={"width": 360, "height": 800})
     page = context.new_page()
     log_in(page, server, "ada")
@@ -87,7 +88,7 @@ def test_the_expiry_lines_and_the_lifetime_setting_have_no_serious_accessibility
     browser: Browser, server: ServerProcess, tmp_path: Path
 ) -> None:
     berlin_keeps_conclusions_for_90_days(browser, server)
-    expire(tmp_path / "browser.sqlite3", "mem_a3")
+    expire(tmp_path / DATABASE_FILE, "mem_a3")
     # axe is injected as a script, which the dashboard's Content-Security-Policy rightly forbids
     context = browser.new_context(bypass_csp=True)
     page = context.new_page()
