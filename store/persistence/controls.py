@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, Select, Table, delete, func, literal, select
+from sqlalchemy import Row, Select, Table, bindparam, delete, func, literal, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
@@ -29,13 +29,15 @@ from store.persistence.tables import (
 )
 from store.persistence.types import new_id, utc_now
 
-__all__ = ("MemoryControlStore", "concluded_lifetime_of", "scopes_of_people_in")
+__all__ = ("LIFETIME_OF", "MemoryControlStore", "concluded_lifetime_of", "scopes_of_people_in")
 
 preferences = table_of(PersonPreferenceRow)
 settings = table_of(OrganisationSettingRow)
 pending = table_of(PendingMemoryRow)
 expiry = table_of(OrganisationExpiryRow)
 known = table_of(KnownPersonRow)
+LIFETIME_OF = select(expiry.c.concluded_lifetime_days).where(expiry.c.tenant_ref == bindparam("tenant_ref"))
+"""An organisation's lifetime for what the assistant concludes (no row: none), by `tenant_ref`."""
 _INSERT: dict[str, Any] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
 

@@ -63,6 +63,7 @@ __all__ = (
     "hold_back",
     "kept_readers",
     "point_rows",
+    "rows_beside",
     "run_statement",
     "short_rows",
 )
@@ -351,6 +352,22 @@ async def hold_back(
     prepared = driver_statement(dialect, statement)
     held = (prepared.sql, prepared.parameters(values))
     return defer_statement(await connection.get_raw_connection(), held, anchor=anchor)
+
+
+async def rows_beside(
+    engine: AsyncEngine, connection: ReadConnection, statement: Executable, values: Mapping[str, Any]
+) -> Sequence[Sequence[Any]]:
+    """The rows of a short lookup by key made while `connection` (of `engine`) holds a write
+    transaction: on a SQLite file inline on this thread (a WAL reader reads beside the writer, and
+    costs no trip to the driver's thread), otherwise on `connection` itself, never on a second pooled
+    connection the transaction would wait for."""
+    inline = _inline_readers(engine)
+    if inline is not None:
+        prepared = driver_statement(engine.dialect, statement)
+        rows = inline.rows(prepared.sql, prepared.parameters(values))
+        if rows is not None:
+            return rows
+    return await run_statement(connection, statement, values)
 
 
 async def point_rows(engine: AsyncEngine, statement: Executable, values: Mapping[str, Any]) -> Sequence[Sequence[Any]]:

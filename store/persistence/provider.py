@@ -26,8 +26,8 @@ from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, li
 from store.domain.scopes import own_scope, scope_ranks
 from store.domain.types import Actor, MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
 from store.embedding import Embedder, EmbedderError, embedding_text, nearest_keys, vector_bytes
-from store.persistence.controls import concluded_lifetime_of, scopes_of_people_in
-from store.persistence.driver import borrowed_reading
+from store.persistence.controls import LIFETIME_OF, concluded_lifetime_of, scopes_of_people_in
+from store.persistence.driver import borrowed_reading, rows_beside
 from store.persistence.engine import joined_writes, reading, writing
 from store.persistence.listing import records_page
 from store.persistence.memories import (
@@ -155,10 +155,18 @@ class SqlMemoryProvider:
         """The upsert `write` and `replace` share: now, and what the assistant concludes expires under
         its organisation's lifetime."""
         now = self._clock()
-        expires_at = await _expiry(connection, origin, ctx, now)
+        expires_at = concluded_expiry(origin.author, now, await self._lifetime(connection, origin, ctx))
         return await upsert_record(
             connection, key=key, text=text, scope=scope, origin=origin, now=now, meaning=meaning, expires_at=expires_at
         )
+
+    async def _lifetime(self, connection: AsyncConnection, origin: MemoryOrigin, ctx: ScopeContext) -> int | None:
+        """The lifetime, in days, of a record the write makes: only what the assistant concludes about a
+        person of an organisation has one, read beside the write's transaction (`rows_beside`)."""
+        if origin.author != "agent" or ctx.actor.tenant_ref is None:
+            return None
+        rows = await rows_beside(self._engine, connection, LIFETIME_OF, {"tenant_ref": ctx.actor.tenant_ref})
+        return None if not rows else rows[0][0]
 
     async def rewrite(
         self, id: str, *, scope: str, text: str, origin: MemoryOrigin
@@ -438,14 +446,6 @@ class SqlMemoryProvider:
             _log.warning("%d memories stored without a vector (onfile db reembed fills them): %s", len(pairs), error)
             return [None] * len(pairs)
         return [Meaning(embedder.name, vector) for vector in vector_bytes(vectors)]
-
-
-async def _expiry(connection: Any, origin: MemoryOrigin, ctx: ScopeContext, now: datetime) -> datetime | None:
-    """When a record written now expires: only what the assistant concludes, under the lifetime of
-    the person's organisation (read in the write's own transaction, and only for such a write)."""
-    if origin.author != "agent" or ctx.actor.tenant_ref is None:
-        return None
-    return concluded_expiry(origin.author, now, await concluded_lifetime_of(connection, ctx.actor.tenant_ref))
 
 
 def _refuse_agent_beyond_own_scope(scope: str, origin: MemoryOrigin, ctx: ScopeContext) -> None:
