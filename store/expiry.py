@@ -7,6 +7,7 @@ themselves (`store.persistence.memories.LIVE`). This module sequences the acts a
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -84,9 +85,9 @@ class Expiry:
         expired one is back in their prompts. False for an id that is not such a memory of theirs."""
         return await self._provider.keep(memory_id, ctx=ScopeContext(actor=person))
 
-    async def expiries(self, person: Actor) -> dict[str, datetime]:
-        """When each of the person's own memories that has an expiry expires (or expired), by id."""
-        return await self._provider.expiries(ctx=ScopeContext(actor=person))
+    async def expiries(self, person: Actor, ids: Sequence[str]) -> dict[str, datetime]:
+        """When each of the person's own memories `ids` that has an expiry expires (or expired), by id."""
+        return await self._provider.expiries(ids, ctx=ScopeContext(actor=person))
 
     async def prune(self, *, now: datetime) -> ExpiredPruned:
         """Remove every memory that expired by `now`, then the journals of the runs that named one."""

@@ -163,6 +163,9 @@ def create_app(
     def configure_jinja(engine: JinjaTemplateEngine) -> None:
         engine.engine.undefined = StrictUndefined
         engine.engine.finalize = shown_as_read
+        # Templates are read once per process: a page includes its entry's template once per entry,
+        # and checking each file's time on every include costs a page a few hundred stat calls.
+        engine.engine.auto_reload = False
 
     return Litestar(
         route_handlers=[

@@ -248,10 +248,10 @@ class SqlMemoryProvider:
             expires_at = concluded_expiry("agent", now, lifetime)
             return await keep_record(connection, id=id, scope=own_scope(ctx.actor), now=now, expires_at=expires_at)
 
-    async def expiries(self, *, ctx: ScopeContext) -> dict[str, datetime]:
-        """When each of the actor's own memories that has an expiry expires (or expired), by id."""
+    async def expiries(self, ids: Sequence[str], *, ctx: ScopeContext) -> dict[str, datetime]:
+        """When each of the actor's own memories `ids` that has an expiry expires (or expired), by id."""
         async with reading(self._engine) as connection:
-            return await expiries_at_scope(connection, own_scope(ctx.actor))
+            return await expiries_at_scope(connection, own_scope(ctx.actor), ids)
 
     async def reset_expiry(self, tenant_ref: str, lifetime_days: int | None) -> int:
         """Give what the assistant concluded about each person OnFile knows in `tenant_ref` the expiry

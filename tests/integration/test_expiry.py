@@ -146,7 +146,7 @@ async def test_an_undone_forget_puts_a_concluded_memory_back_under_its_lifetime(
 
     await world.provider.put_back(forgotten, ctx=ctx())
 
-    expiries = await world.provider.expiries(ctx=ctx())
+    expiries = await world.provider.expiries([r.id for r in listed.values()], ctx=ctx())
     assert expiries == {
         listed["tone"].id: listed["tone"].updated_at + timedelta(days=30),
         listed["team"].id: listed["team"].updated_at + timedelta(days=30),

@@ -386,7 +386,7 @@ async def _worded(
         promotion_targets=_promotion_targets(visit.viewer, visit.elevation),
         area_href=area_href,
         usage=usage,
-        expiries=await visit.services.expiry.expiries(visit.viewer.actor),
+        expiries=await visit.services.expiry.expiries(visit.viewer.actor, [e.record.id for e in shown]),
     )
 
 
@@ -411,7 +411,7 @@ async def _row(visit: Visit, found: OnFile, entry: DigestEntry, query: MemoryQue
         names=await visit.services.people.names_of(stated_by([entry], visit.viewer.actor)),
         promotion_targets=_promotion_targets(visit.viewer, visit.elevation),
         usage=usage,
-        expiries=await visit.services.expiry.expiries(visit.viewer.actor),
+        expiries=await visit.services.expiry.expiries(visit.viewer.actor, [entry.record.id]),
     )
     return entry_view(wording, entry)
 
