@@ -113,6 +113,12 @@ def _mark_or_space(found: re.Match[str]) -> str:
 
 
 @lru_cache(maxsize=FOLD_CACHE_SIZE)
+def _spans_of(text: str) -> tuple[tuple[int, int, str], ...]:
+    """`word_spans`, kept for the texts a page shows again (the next page, the same search)."""
+    return tuple(word_spans(text))
+
+
+@lru_cache(maxsize=FOLD_CACHE_SIZE)
 def folded(text: str) -> str:
     """The folded words of `text` between spaces (" road distances in miles "): a search word begins a
     word of the text exactly when " " + it is in this string, and is one when " " + it + " " is."""
@@ -161,10 +167,11 @@ def marked_pieces(text: str, words: Sequence[str]) -> tuple[tuple[str, bool], ..
     those. Without search words, the whole text as one unmarked piece."""
     if not words:
         return ((text, False),) if text else ()
+    wanted = tuple(needle for w in words for needle in needles(w))
     pieces: list[tuple[str, bool]] = []
     done = 0
-    for start, end, word in word_spans(text):
-        if not any(_begins(word, w) for w in words):
+    for start, end, word in _spans_of(text):
+        if not f" {word} ".startswith(wanted):  # the word begins with a search word, or is its singular
             continue
         if start > done:
             pieces.append((text[done:start], False))
@@ -173,12 +180,6 @@ def marked_pieces(text: str, words: Sequence[str]) -> tuple[tuple[str, bool], ..
     if done < len(text):
         pieces.append((text[done:], False))
     return tuple(pieces)
-
-
-def _begins(word: str, search: str) -> bool:
-    """Whether the search word matches this one folded word of a memory."""
-    spaced = f" {word} "
-    return any(spaced.startswith(needle) for needle in needles(search))
 
 
 def in_page_order(order: Order, records: Iterable[MemoryRecord]) -> list[MemoryRecord]:
