@@ -63,9 +63,15 @@ PAGES = (
     Shot("personal-search", "A search (Ada)", "ada", "/", _search_pallet),
     Shot("personal-at-scale", "What's on file (Max, thousands of memories)", "max", "/"),
     Shot("personal-administrator", "An administrator's own page (Lena)", "lena", "/"),
+    Shot("correct", "Correcting a memory in place (Ada)", "ada", "/", _correct_first),
+    Shot("forget-chosen", "Forgetting the ticked ones, asked first (Ada)", "ada", "/", _choose_two),
     Shot("forget-all", "Forget all of yours (Ada)", "ada", "/memories/forget-all"),
+    Shot("who-looked", "Who looked at your memories (Ada)", "ada", "/looked"),
+    Shot("waiting", "Notes waiting for your approval (Ada)", "ada", "/memories/waiting"),
+    Shot("import", "Bringing memories in (Ada)", "ada", "/memories/import"),
     Shot("admin-shared-facts", "Shared facts (Lena, administrator)", "lena", "/admin"),
     Shot("admin-audit", "The audit trail (Lena)", "lena", "/admin/audit"),
+    Shot("admin-organisation", "The organisation's settings (Lena)", "lena", "/admin/organisation"),
     Shot("admin-people", "People (Lena)", "lena", "/admin/people"),
     Shot("admin-erase", "Erasing a person (Lena)", "lena", "/admin/people/erase?person=max"),
     Shot("support-preview", "Prompt preview (Sam, support)", "sam", "/support/preview"),
@@ -74,6 +80,19 @@ PAGES = (
     Shot("not-found", "Not found: 404", "ada", "/no-such-page"),
     Shot("signed-out", "Signed out", None, "/signed-out"),
 )
+
+
+def _correct_first(page: Page) -> None:
+    page.locator("[data-action='edit']").first.click()
+    page.wait_for_selector("textarea")
+
+
+def _choose_two(page: Page) -> None:
+    page.locator("[data-select]").nth(0).check()
+    page.locator("[data-select]").nth(1).check()
+    page.click("[data-action='forget-chosen']")
+    page.wait_for_selector("[data-chooser-confirm] form")
+    page.locator("[data-chooser-confirm]").evaluate("confirm => confirm.scrollIntoView({block: 'center'})")
 
 
 def sign_in(page: Page, base_url: str, who: str) -> None:
