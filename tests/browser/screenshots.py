@@ -50,6 +50,19 @@ def _search_pallet(page: Page) -> None:
     page.wait_for_selector("[data-entry]")
 
 
+def _correct_first(page: Page) -> None:
+    page.locator("[data-action='edit']").first.click()
+    page.wait_for_selector("textarea")
+
+
+def _choose_two(page: Page) -> None:
+    page.locator("[data-select]").nth(0).check()
+    page.locator("[data-select]").nth(1).check()
+    page.click("[data-action='forget-chosen']")
+    page.wait_for_selector("[data-chooser-confirm] form")
+    page.locator("[data-chooser-confirm]").evaluate("confirm => confirm.scrollIntoView({block: 'center'})")
+
+
 def _preview_ada(page: Page) -> None:
     page.fill("[data-field='actor_id']", "ada")
     page.fill("[data-field='text']", "which depot gets the pallets on Thursday?")
@@ -80,19 +93,6 @@ PAGES = (
     Shot("not-found", "Not found: 404", "ada", "/no-such-page"),
     Shot("signed-out", "Signed out", None, "/signed-out"),
 )
-
-
-def _correct_first(page: Page) -> None:
-    page.locator("[data-action='edit']").first.click()
-    page.wait_for_selector("textarea")
-
-
-def _choose_two(page: Page) -> None:
-    page.locator("[data-select]").nth(0).check()
-    page.locator("[data-select]").nth(1).check()
-    page.click("[data-action='forget-chosen']")
-    page.wait_for_selector("[data-chooser-confirm] form")
-    page.locator("[data-chooser-confirm]").evaluate("confirm => confirm.scrollIntoView({block: 'center'})")
 
 
 def sign_in(page: Page, base_url: str, who: str) -> None:
