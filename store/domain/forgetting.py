@@ -90,12 +90,13 @@ def chosen_reach(actor: Actor, on_file: Sequence[DigestEntry], ids: Iterable[str
     return Choice(goes=tuple(goes), shared=tuple(shared), missing=tuple(missing))
 
 
-def matching_reach(actor: Actor, matching: Sequence[DigestEntry]) -> Choice:
+def matching_reach(actor: Actor, matching: Sequence[DigestEntry], *, shared: int = 0) -> Choice:
     """ "All that match": every entry matching the person's search and filters that is their own; the
-    shared facts among the matches are not selectable, and are counted as staying."""
+    shared facts among the matches are not selectable, and are counted as staying, with `shared` more
+    that matched at a wider scope and were counted without being read."""
     own = own_scope(actor)
     goes = tuple(e for e in matching if e.scope == own)
-    return Choice(goes=goes, stays=len(matching) - len(goes))
+    return Choice(goes=goes, stays=len(matching) - len(goes) + shared)
 
 
 def selection_fingerprint(ids: Iterable[str]) -> str:

@@ -23,7 +23,7 @@ from datetime import UTC, date, datetime, timedelta
 from store.domain.finding import Order, folded, words_pattern
 from store.domain.types import DigestEntry, MemoryRecord
 
-__all__ = ("RecordsAsk", "RecordsPage", "found_beneath", "jump_instant", "jump_page", "page_start")
+__all__ = ("RecordsAsk", "RecordsMatching", "RecordsPage", "found_beneath", "jump_instant", "jump_page", "page_start")
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +62,19 @@ class RecordsPage:
     matching: Mapping[str, int]
     shown: Mapping[str, tuple[MemoryRecord, ...]]
     starts: Mapping[str, int] = field(default_factory=dict)
+    contested: tuple[MemoryRecord, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class RecordsMatching:
+    """Every record passing an ask's filters at the scopes it shows (the chosen one, or all), for acting
+    on them all at once, counting only the records that apply: a record a narrower one overrides is
+    not among them. The person's own are read (`own`, in the list's order); the others are counted
+    (`shared`). `contested` is every record of a key held at more than one scope, so the own ones'
+    entries can be resolved."""
+
+    own: tuple[MemoryRecord, ...] = ()
+    shared: int = 0
     contested: tuple[MemoryRecord, ...] = ()
 
 

@@ -26,15 +26,28 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from store.domain.finding import needles
-from store.domain.paging import RecordsAsk, RecordsPage, found_beneath, jump_page, page_start
+from store.domain.paging import RecordsAsk, RecordsMatching, RecordsPage, found_beneath, jump_page, page_start
 from store.domain.precedence import resolve_digest
 from store.domain.types import MemoryRecord
 from store.persistence.memories import MEMORY_COLUMNS, key_in_code_points, memory, records_from_rows
 from store.persistence.registry import runs, threads
 
-__all__ = ("contested_statements", "counts_statement", "page_statement", "passing_conditions", "records_page")
+__all__ = (
+    "contested_statements",
+    "counts_statement",
+    "matching_statement",
+    "of_ids_statement",
+    "page_statement",
+    "passing_conditions",
+    "records_holding",
+    "records_matching",
+    "records_of_ids",
+    "records_page",
+)
 
 _LIKE_ESCAPE = "\\"
+_IDS_AT_ONCE = 500
+"""How many ids, or keys, one statement names: well under every driver's limit on parameters."""
 
 
 async def records_page(connection: AsyncConnection, ask: RecordsAsk) -> RecordsPage:
@@ -58,6 +71,71 @@ async def records_page(connection: AsyncConnection, ask: RecordsAsk) -> RecordsP
         shown[scope] = tuple(records_from_rows(rows.all()))
         starts[scope] = start
     return RecordsPage(held=held, matching=matching, shown=shown, starts=starts, contested=contested)
+
+
+async def records_matching(connection: AsyncConnection, ask: RecordsAsk) -> RecordsMatching:
+    """Every record passing `ask`'s filters at the scopes it shows, with no page (see `RecordsMatching`):
+    the person's own read in the list's order, the others counted per scope in one statement. A record
+    a narrower one overrides is left out of both, as it is not the one that applies."""
+    if not ask.scopes:
+        return RecordsMatching()
+    contested = await _contested(connection, ask.scopes)
+    passing = passing_conditions(ask, contested)
+    applying = {e.key: e.record.id for e in resolve_digest(contested, scopes=ask.scopes, max_memories=None).entries}
+    beaten = sorted(r.id for r in contested if applying.get(r.key, r.id) != r.id)
+    if beaten:
+        passing.append(memory.c.id.not_in(beaten))
+    shown = list(ask.scopes) if ask.scope is None else [ask.scope]
+    own: list[MemoryRecord] = []
+    if ask.own in shown:
+        rows = await connection.execute(matching_statement(ask, ask.own, passing, connection.dialect))
+        own = records_from_rows(rows.all())
+    wider = [scope for scope in shown if scope != ask.own]
+    _, matching = await _counts(connection, wider, passing) if wider else ({}, {})
+    return RecordsMatching(own=tuple(own), shared=sum(matching.values()), contested=contested)
+
+
+def matching_statement(
+    ask: RecordsAsk, scope: str, passing: Sequence[ColumnElement[bool]], dialect: Dialect
+) -> Select[Any]:
+    """Every one of `scope`'s passing records, in the asked order."""
+    return select(*MEMORY_COLUMNS).where(memory.c.scope == scope, *passing).order_by(*_order(ask, dialect))
+
+
+async def records_of_ids(connection: AsyncConnection, scopes: Sequence[str], ids: Sequence[str]) -> list[MemoryRecord]:
+    """The records `ids` held at one of `scopes`, and every record of their keys at `scopes`: what
+    resolving those keys' entries needs, and nothing of the other keys. An id held elsewhere, or
+    nowhere, brings nothing."""
+    distinct = sorted(set(ids))
+    if not scopes or not distinct:
+        return []
+    found: dict[str, MemoryRecord] = {}
+    for start in range(0, len(distinct), _IDS_AT_ONCE):
+        rows = await connection.execute(of_ids_statement(scopes, distinct[start : start + _IDS_AT_ONCE]))
+        found.update((r.id, r) for r in records_from_rows(rows.all()))
+    return list(found.values())
+
+
+async def records_holding(
+    connection: AsyncConnection, scopes: Sequence[str], keys: Sequence[str]
+) -> list[MemoryRecord]:
+    """Every record at `scopes` of one of `keys`, expired ones included, in no particular order."""
+    distinct = sorted(set(keys))
+    found: list[MemoryRecord] = []
+    for start in range(0, len(distinct) if scopes else 0, _IDS_AT_ONCE):
+        chunk = distinct[start : start + _IDS_AT_ONCE]
+        rows = await connection.execute(
+            select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes), memory.c.key.in_(chunk))
+        )
+        found += records_from_rows(rows.all())
+    return found
+
+
+def of_ids_statement(scopes: Sequence[str], ids: Sequence[str]) -> Select[Any]:
+    """The records at `scopes` of the keys the records `ids` hold there: each key a seek in the
+    (scope, key) index."""
+    keys = select(memory.c.key).where(memory.c.id.in_(ids), memory.c.scope.in_(scopes))
+    return select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes), memory.c.key.in_(keys))
 
 
 async def _contested(connection: AsyncConnection, scopes: Sequence[str]) -> tuple[MemoryRecord, ...]:
@@ -97,8 +175,7 @@ def page_statement(
     ask: RecordsAsk, scope: str, passing: Sequence[ColumnElement[bool]], start: int, dialect: Dialect
 ) -> Select[Any]:
     """One page of `scope`'s passing records, in the asked order, from index `start`."""
-    ordered = select(*MEMORY_COLUMNS).where(memory.c.scope == scope, *passing).order_by(*_order(ask, dialect))
-    return ordered.limit(ask.size).offset(start)
+    return matching_statement(ask, scope, passing, dialect).limit(ask.size).offset(start)
 
 
 def passing_conditions(ask: RecordsAsk, contested: Sequence[MemoryRecord]) -> list[ColumnElement[bool]]:

@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from store.domain.expiry import concluded_expiry, expiry_basis
-from store.domain.paging import RecordsAsk, RecordsPage
+from store.domain.paging import RecordsAsk, RecordsMatching, RecordsPage
 from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys
 from store.domain.scopes import own_scope, scope_ranks
 from store.domain.types import Actor, MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
@@ -29,7 +29,7 @@ from store.embedding import Embedder, EmbedderError, embedding_text, nearest_key
 from store.persistence.controls import LIFETIME_OF, concluded_lifetime_of, scopes_of_people_in
 from store.persistence.driver import borrowed_reading, rows_beside
 from store.persistence.engine import joined_writes, reading, writing
-from store.persistence.listing import records_page
+from store.persistence.listing import records_holding, records_matching, records_of_ids, records_page
 from store.persistence.memories import (
     Meaning,
     Removed,
@@ -296,6 +296,23 @@ class SqlMemoryProvider:
         by the database (`store.persistence.listing`)."""
         async with reading(self._engine) as connection:
             return await records_page(connection, ask)
+
+    async def records_matching(self, ask: RecordsAsk) -> RecordsMatching:
+        """Every record on file for a person that passes `ask`'s filters, with no page: their own read,
+        the others counted (`store.persistence.listing`), for acting on all that match."""
+        async with reading(self._engine) as connection:
+            return await records_matching(connection, ask)
+
+    async def records_holding(self, scopes: Sequence[str], keys: Sequence[str]) -> builtins.list[MemoryRecord]:
+        """Every record at `scopes` of one of `keys`, expired ones included, as the read-back lists them."""
+        async with reading(self._engine) as connection:
+            return await records_holding(connection, scopes, keys)
+
+    async def records_of_ids(self, scopes: Sequence[str], ids: Sequence[str]) -> builtins.list[MemoryRecord]:
+        """The records `ids` held at one of `scopes`, with every record of their keys there: enough to
+        resolve those keys' entries without reading anything else on file."""
+        async with reading(self._engine) as connection:
+            return await records_of_ids(connection, scopes, ids)
 
     async def search(
         self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext

@@ -67,18 +67,21 @@ def test_every_choice_says_why_in_plain_words(choice: Choice, says: str) -> None
 
 
 @pytest.mark.parametrize(
-    ("matching", "goes", "stays"),
+    ("matching", "shared", "goes", "stays"),
     [
-        ((MINE_A, ORG, MINE_B, EVERYONE), ["m_a", "m_b"], 2),
-        ((ORG,), [], 1),
-        ((), [], 0),
-        ((MINE_B,), ["m_b"], 0),
+        ((MINE_A, ORG, MINE_B, EVERYONE), 0, ["m_a", "m_b"], 2),
+        ((ORG,), 0, [], 1),
+        ((), 0, [], 0),
+        ((MINE_B,), 0, ["m_b"], 0),
+        ((MINE_A, MINE_B), 3, ["m_a", "m_b"], 3),
+        ((MINE_A, ORG), 2, ["m_a"], 3),
+        ((), 4, [], 4),
     ],
 )
 def test_all_that_match_is_every_own_match_and_shared_facts_stay(
-    matching: tuple[DigestEntry, ...], goes: list[str], stays: int
+    matching: tuple[DigestEntry, ...], shared: int, goes: list[str], stays: int
 ) -> None:
-    choice = matching_reach(ada(), matching)
+    choice = matching_reach(ada(), matching, shared=shared)
 
     assert [e.record.id for e in choice.goes] == goes
     assert choice.stays == stays
