@@ -24,7 +24,7 @@ for a forget-all the waiting notes discarded with them, counted in the transacti
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal
@@ -34,11 +34,12 @@ from cryptography.fernet import Fernet, InvalidToken
 from store.domain.authority import memory_forget_verdict
 from store.domain.codec import record_from_json, record_to_json
 from store.domain.forgetting import Choice, chosen_reach, memory_correct_verdict, putback
+from store.domain.precedence import resolve_digest
 from store.domain.receipts import DeletionReceipt, Removal, deletion_receipt
 from store.domain.remember import check_memory_input
 from store.domain.scopes import own_scope
-from store.domain.types import Actor, MemoryRecord, ScopeContext
-from store.memory import NOT_ON_FILE, ForgetOutcome, MemoryConfig, memories_on_file
+from store.domain.types import Actor, DigestEntry, MemoryRecord, ScopeContext
+from store.memory import NOT_ON_FILE, ForgetOutcome, MemoryConfig, scopes_on_file
 from store.persistence import AuditTrail, ForgottenStash, MemoryControlStore, RunJournal, SqlMemoryProvider
 from store.restating import restate
 
@@ -167,14 +168,24 @@ class PersonalMemories:
     async def forget_by_id(self, actor: Actor, memory_id: str) -> ForgetOutcome:
         """Forget one memory by id, with no undo (the agent API's read-back): a shared fact is
         `refused`, anything not on file for the person `not_found`, alike for every such id."""
-        on_file = (await memories_on_file(self._config, ScopeContext(actor=actor))).entries
-        choice = chosen_reach(actor, on_file, [memory_id])
+        on_file = await self._entries_of(actor, [memory_id])
+        choice = chosen_reach(actor, list(on_file.values()), [memory_id])
         if choice.shared:
-            scope = next(e.scope for e in on_file if e.record.id == memory_id)
+            scope = on_file[memory_id].scope
             return ForgetOutcome("refused", memory_forget_verdict(scope=scope, actor=actor).reason)
         if not (await self.forget(actor, choice, undoable=False)).records:
             return ForgetOutcome("not_found", NOT_ON_FILE)
         return ForgetOutcome("forgotten", memory_forget_verdict(scope=own_scope(actor), actor=actor).reason)
+
+    async def _entries_of(self, actor: Actor, ids: Sequence[str]) -> dict[str, DigestEntry]:
+        """The entries on file for the person whose record is one of `ids`, by id, resolved over the
+        records of their keys alone: an id not on file for them, or whose record a narrower one
+        overrides, has none."""
+        scopes = await scopes_on_file(self._config, ScopeContext(actor=actor))
+        records = await self._provider.records_of_ids(scopes, ids)
+        wanted = set(ids)
+        entries = resolve_digest(records, scopes=scopes, max_memories=None).entries
+        return {e.record.id: e for e in entries if e.record.id in wanted}
 
     async def forget_all(self, actor: Actor) -> DeletionReceipt:
         """Forget everything held at the person's own scope, every value the trail kept of it and every
@@ -207,8 +218,11 @@ class PersonalMemories:
         if opened is None or not await self._stash.discard(ticket.stash, owner=own):
             return Undone("expired", reason="It is too late to undo that: it can be undone for ten minutes.")
         ctx = ScopeContext(actor=actor)
-        current = await memories_on_file(self._config, ctx)
-        plan = putback(actor, [r for r, _ in opened], current.entries, current.scopes)
+        forgotten = [r for r, _ in opened]
+        # Only whether each key is held at the person's own scope again decides: those records are read.
+        held = await self._provider.records_holding([own], [r.key for r in forgotten])
+        scopes = await scopes_on_file(self._config, ctx)
+        plan = putback(actor, forgotten, [DigestEntry(r, pinned=r.pinned) for r in held], scopes)
         if plan.refused:
             return Undone("refused", reason=plan.refused)
         wanted = {r.id for r in plan.restore}
@@ -221,8 +235,7 @@ class PersonalMemories:
     async def correct(self, actor: Actor, memory_id: str, text: str) -> Correction:
         """A new text, written by the person, for one of their own memories: its id, key and pin stay,
         its date becomes now. The change and its audit entry (before and after) are one transaction."""
-        ctx = ScopeContext(actor=actor)
-        entry = next((e for e in (await memories_on_file(self._config, ctx)).entries if e.record.id == memory_id), None)
+        entry = (await self._entries_of(actor, [memory_id])).get(memory_id)
         if entry is None:
             return Correction("not_found", NOT_ON_FILE)
         verdict = memory_correct_verdict(scope=entry.scope, actor=actor)
