@@ -23,15 +23,28 @@ from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Redirect, Template
 
+from store import ScopeContext
 from store.domain.forgetting import Choice, chosen_reach, matching_reach, selection_fingerprint
+from store.memory import scopes_on_file
 from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeView
 from web.kit.problems import ProblemView
 from web.kit.receipts import RECEIPT_PAGE, receipt_href
 from web.kit.words import not_theirs_to_change
-from web.me.listing import MemoryQuery
-from web.me.on_file import OnFile, on_file
-from web.me.pages import _HEADERS, _back, _gone, _in_flight, _now, _page, _problem, _row, _whole_list, selected
+from web.me.listing import MemoryQuery, records_ask
+from web.me.on_file import OnFile, on_file, on_file_of_ids
+from web.me.pages import (
+    _HEADERS,
+    _back,
+    _gone,
+    _in_flight,
+    _now,
+    _problem,
+    _row,
+    _whole_list,
+    listing_page,
+    selected,
+)
 from web.me.undo import NOTICES, undo_token
 from web.me.views import EntryView, RowPage
 
@@ -96,16 +109,23 @@ class EditForm:
     text: str = ""
 
 
-async def _choice(
-    visit: NamedDependency[Visit], query: MemoryQuery, found: OnFile, ids: list[str], everything: bool
-) -> Choice:
-    """The ticked ids, or every own memory matching `query` (the related ranking included)."""
+async def _choice(visit: NamedDependency[Visit], query: MemoryQuery, ids: list[str], everything: bool) -> Choice:
+    """The ticked ids (only they, and their keys' records, are read), or every own memory matching
+    `query`: asked of the database as the page is, or for a related search chosen from everything on
+    file, which the store's ranking reads anyway. A wider value the person's own beats is not theirs
+    to forget: it is left out, as a shared fact is, and not counted as staying."""
     actor = visit.viewer.actor
     if not everything:
-        return chosen_reach(actor, found.entries, ids)
+        return chosen_reach(actor, (await on_file_of_ids(visit.services, actor, ids)).entries, ids)
+    if not query.related:
+        scopes = await scopes_on_file(visit.services.memory, ScopeContext(actor=actor))
+        _, ask = records_ask(scopes, actor, query)
+        matching = await visit.services.provider.records_matching(ask)
+        contested = OnFile(ask.scopes, matching.contested)
+        return matching_reach(actor, [contested.entry_of(r) for r in matching.own], shared=matching.shared)
+    found = await on_file(visit.services, actor)
     selection, _ = await selected(visit, found, query)
     records = (r for group in selection.visible for r in group.matching)
-    # A wider value the person's own beats is not theirs to forget: it is left out, as a shared fact is.
     return matching_reach(actor, [e for r in records if (e := found.entry_of(r)).record.id == r.id])
 
 
@@ -126,9 +146,8 @@ async def confirm_forget_chosen(
     back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
 ) -> Template:
     query = _back(request, back)
-    found = await on_file(visit.services, visit.viewer.actor)
     everything = all == "1"
-    choice = await _choice(visit, query, found, id or [], everything)
+    choice = await _choice(visit, query, id or [], everything)
     if not choice.allowed:
         return _problem(request, visit.viewer, query, _choice_problem(choice))
     view = _chosen_view(visit, query, choice, everything)
@@ -143,13 +162,12 @@ async def forget_chosen(
     data: Annotated[ChosenForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
 ) -> Template | Redirect:
     query, now = _back(request, data.back), _now()
-    found = await on_file(visit.services, visit.viewer.actor)
     everything = data.all == "1"
-    choice = await _choice(visit, query, found, data.id, everything)
+    choice = await _choice(visit, query, data.id, everything)
     if not choice.allowed:
         problem = _choice_problem(choice)
         if problem.status == 404:
-            return await _gone(request, visit, query, problem, found)
+            return await _gone(request, visit, query, problem)
         return _problem(request, visit.viewer, query, problem)
     if everything and data.expect != selection_fingerprint(e.record.id for e in choice.goes):
         view = _chosen_view(visit, query, choice, everything, changed=True)
@@ -170,8 +188,7 @@ async def forget_chosen(
     if not request.htmx:
         cookie = NOTICES.sealed(visit.services, visit.viewer, notice, now)
         return Redirect(query.href(), status_code=303, cookies=[cookie])
-    page = await _page(visit, await on_file(visit.services, visit.viewer.actor), query, now, notice)
-    return _whole_list(page, focus_notice=True)
+    return _whole_list(await listing_page(visit, query, now, notice), focus_notice=True)
 
 
 @get("/memories/{memory_id:str}/edit", name="edit_memory", include_in_schema=False)
@@ -182,10 +199,10 @@ async def edit_memory(
     back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
 ) -> Template:
     query = _back(request, back)
-    found = await on_file(visit.services, visit.viewer.actor)
+    found = await on_file_of_ids(visit.services, visit.viewer.actor, [memory_id])
     entry = next((e for e in found.entries if e.record.id == memory_id), None)
     if entry is None:
-        return await _gone(request, visit, query, ProblemView(404, _GONE_HEADING, _NOT_ON_FILE), found)
+        return await _gone(request, visit, query, ProblemView(404, _GONE_HEADING, _NOT_ON_FILE))
     view = EditView(
         entry=await _row(visit, found, entry, query),
         text=entry.text,
@@ -209,10 +226,10 @@ async def correct_memory(
 ) -> Template | Redirect:
     query, now = _back(request, data.back), _now()
     outcome = await visit.services.personal.correct(visit.viewer.actor, memory_id, data.text)
-    found = await on_file(visit.services, visit.viewer.actor)
+    found = await on_file_of_ids(visit.services, visit.viewer.actor, [memory_id])
     entry = next((e for e in found.entries if e.record.id == memory_id), None)
     if outcome.status == "not_found" or entry is None:
-        return await _gone(request, visit, query, ProblemView(404, _GONE_HEADING, _NOT_ON_FILE), found)
+        return await _gone(request, visit, query, ProblemView(404, _GONE_HEADING, _NOT_ON_FILE))
     if outcome.status == "refused":
         refused = ProblemView(403, _NOT_CHANGED, not_theirs_to_change(entry.scope, visit.viewer.actor))
         return _problem(request, visit.viewer, query, refused)

@@ -24,11 +24,11 @@ from store import (
     normalise_scopes,
     resolve_digest,
 )
-from store.memory import records_on_file
+from store.memory import records_on_file, scopes_on_file
 from store.persistence.registry import Origin
 from web.services import Services
 
-__all__ = ("HasRecord", "OnFile", "on_file", "on_file_of", "origin_of", "resolving_origins")
+__all__ = ("HasRecord", "OnFile", "on_file", "on_file_of", "on_file_of_ids", "origin_of", "resolving_origins")
 
 
 class HasRecord(Protocol):
@@ -47,6 +47,8 @@ class OnFile:
 
     scopes: tuple[str, ...]
     records: tuple[MemoryRecord, ...]
+    """Every record held at one of `scopes`; or, from `on_file_of_ids`, only those of some keys, which
+    is all resolving those keys' entries needs."""
 
     @cached_property
     def entries(self) -> tuple[DigestEntry, ...]:
@@ -64,14 +66,19 @@ class OnFile:
         """The entry of `record`'s key: the record that applies and the wider values it overrides."""
         return self.contested.get(record.key) or DigestEntry(record, pinned=record.pinned)
 
-    def without(self, entry: DigestEntry) -> OnFile:
-        """The same set once `entry`'s winning record is gone."""
-        return OnFile(self.scopes, tuple(r for r in self.records if r.id != entry.record.id))
-
 
 async def on_file(services: Services, actor: Actor, thread_id: str | None = None) -> OnFile:
     scopes, records = await records_on_file(services.memory, ScopeContext(actor=actor, thread_id=thread_id))
     return OnFile(scopes, records)
+
+
+async def on_file_of_ids(services: Services, actor: Actor, ids: Iterable[str]) -> OnFile:
+    """Of what is on file about the viewer, what the memories `ids` need: each one held at one of the
+    person's scopes, with every record of its key there. Their entries resolve as over everything
+    (an id not on file for the person, or whose record a narrower one overrides, has none), and
+    nothing else on file is read."""
+    scopes = await scopes_on_file(services.memory, ScopeContext(actor=actor))
+    return OnFile(scopes, tuple(await services.provider.records_of_ids(scopes, list(ids))))
 
 
 def on_file_of(scopes: Sequence[str], records: Iterable[MemoryRecord]) -> OnFile:

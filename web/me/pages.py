@@ -58,7 +58,7 @@ from web.me.listing import (
     select_entries,
     selection_of,
 )
-from web.me.on_file import OnFile, on_file, resolving_origins
+from web.me.on_file import OnFile, on_file, on_file_of_ids, resolving_origins
 from web.me.undo import NOTICES, RestoreOutcome, restore_forgotten, undo_token
 from web.me.views import (
     EntryView,
@@ -153,15 +153,14 @@ async def forget_on_page(
     memory_id: FromPath[str],
 ) -> Template | Redirect:
     request, visit, query, now = returning.request, returning.visit, returning.query, returning.now
-    before = await on_file(visit.services, visit.viewer.actor)
+    before = await on_file_of_ids(visit.services, visit.viewer.actor, [memory_id])
     entry = next((e for e in before.entries if e.record.id == memory_id), None)
     choice = chosen_reach(visit.viewer.actor, before.entries, [memory_id])
     forgotten = await visit.services.personal.forget(visit.viewer.actor, choice)
     if entry is None or forgotten.ticket is None:
         problem = _forget_problem(choice, entry, visit.viewer)
         if problem.status == 404:
-            # `before` is the list now, unless the memory went between reading it and forgetting
-            return await _gone(request, visit, query, problem, before if entry is None else None)
+            return await _gone(request, visit, query, problem)
         return _problem(request, visit.viewer, query, problem)
     notice = NoticeView(
         kind="forgotten",
@@ -174,10 +173,7 @@ async def forget_on_page(
         return Redirect(
             query.href(), status_code=303, cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now)]
         )
-    after = before.without(entry)
-    if entry.overrides:
-        after = await on_file(visit.services, visit.viewer.actor)
-    view = await _page(visit, after, query, now, notice)
+    view = await listing_page(visit, query, now, notice)
     # The whole list again when the one row's going is not the only change it shows: a wider value
     # now applies, a related search's closest few take in the next, the group emptied, or the group
     # spans pages, whose range, counts and page numbers move and whose next page's first row moves up.
@@ -202,8 +198,8 @@ async def undo_forget(
         return Redirect(
             query.href(), status_code=303, cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now)]
         )
-    found = await on_file(visit.services, visit.viewer.actor)
-    view = await _page(visit, found, query, now, notice)
+    view = await listing_page(visit, query, now, notice)
+    found = await on_file_of_ids(visit.services, visit.viewer.actor, outcome.ids[:1])
     own = own_scope(visit.viewer.actor)
     restored = next((e.record.id for e in found.entries if e.key in outcome.keys[:1] and e.scope == own), "")
     # The focus goes to the restored entry, or to the notice when the entry is not on this page.
@@ -221,11 +217,11 @@ async def memory_row(
 ) -> Template | Redirect:
     """One entry: its row for htmx (the way back from an in-place step); a browser goes to it on the page."""
     query = _back(request, back)
-    found = await on_file(visit.services, visit.viewer.actor)
+    found = await on_file_of_ids(visit.services, visit.viewer.actor, [memory_id])
     entry = next((e for e in found.entries if e.record.id == memory_id), None)
     if entry is None:
         problem = ProblemView(404, "That memory isn't on file for you", _GONE)
-        return await _gone(request, visit, query, problem, found)
+        return await _gone(request, visit, query, problem)
     if not request.htmx:
         return Redirect(f"{query.href()}#entry-{memory_id}", status_code=303)
     row = await _row(visit, found, entry, query)
@@ -246,7 +242,7 @@ async def keep_on_page(
     if not await visit.services.expiry.keep(visit.viewer.actor, memory_id):
         problem = ProblemView(404, "That memory can't be kept", "Only what your assistant concluded about you can be.")
         return await _gone(request, visit, query, problem)
-    found = await on_file(visit.services, visit.viewer.actor)
+    found = await on_file_of_ids(visit.services, visit.viewer.actor, [memory_id])
     entry = next((e for e in found.entries if e.record.id == memory_id), None)
     if not request.htmx or entry is None:
         key = entry.key if entry is not None else ""
@@ -271,12 +267,12 @@ async def confirm_promotion(
 ) -> Template:
     """Publishing asks first, in plain words: who will be told it, and what stays."""
     query = _back(request, back)
-    found = await on_file(visit.services, visit.viewer.actor)
+    found = await on_file_of_ids(visit.services, visit.viewer.actor, [memory_id])
     own = own_scope(visit.viewer.actor)
     entry = next((e for e in found.entries if e.record.id == memory_id and e.scope == own), None)
     if entry is None:
         problem = ProblemView(404, "That memory isn't on file for you", _GONE)
-        return await _gone(request, visit, query, problem, found)
+        return await _gone(request, visit, query, problem)
     if at not in _promotion_targets(visit.viewer, visit.elevation):
         reason = ROLES_UNCONFIRMED if visit.elevation.roles_unconfirmed else PUBLISH_REFUSED
         return _problem(request, visit.viewer, query, ProblemView(403, "That can't be published there", reason))
@@ -321,8 +317,7 @@ async def promote_on_page(
         return Redirect(
             query.href(), status_code=303, cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now)]
         )
-    view = await _page(visit, await on_file(visit.services, visit.viewer.actor), query, now, notice)
-    return _whole_list(view)
+    return _whole_list(await listing_page(visit, query, now, notice))
 
 
 async def selected(visit: Visit, found: OnFile, query: MemoryQuery) -> tuple[Selection, frozenset[Origin] | None]:
@@ -446,15 +441,13 @@ async def _gone(
     visit: Visit,
     query: MemoryQuery,
     problem: ProblemView,
-    found: OnFile | None = None,
 ) -> Template:
     """A memory no longer on file for the person (forgotten in another tab, say). For htmx the notice
     brings the list up to date with it, so the stale row and its buttons go; a browser without
     JavaScript reloads the page anyway on the way back."""
     if not request.htmx:
         return _problem(request, visit.viewer, query, problem)
-    found = found or await on_file(visit.services, visit.viewer.actor)
-    view = await _page(visit, found, query, _now(), None)
+    view = await listing_page(visit, query, _now(), None)
     return _problem(request, visit.viewer, query, problem, refreshed=view)
 
 

@@ -61,6 +61,8 @@ class RestoreOutcome:
     reason: str = ""
     keys: tuple[str, ...] = ()
     """The keys put back."""
+    ids: tuple[str, ...] = ()
+    """The memories put back, in the order of `keys`."""
 
 
 async def restore_forgotten(services: Services, viewer: Viewer, token: str, now: datetime) -> RestoreOutcome:
@@ -83,4 +85,10 @@ async def restore_forgotten(services: Services, viewer: Viewer, token: str, now:
     message = (
         f"“{restored[0]}” is back on file." if len(restored) == 1 else f"{count_words(len(restored))} are back on file."
     )
-    return RestoreOutcome("restored", message=message, reason=newer if kept else "", keys=tuple(restored))
+    return RestoreOutcome(
+        "restored",
+        message=message,
+        reason=newer if kept else "",
+        keys=tuple(restored),
+        ids=tuple(r.id for r in undone.restored),
+    )
