@@ -28,9 +28,10 @@ its first page, and its page numbers lead to the group's own view, where `page=`
 before that day, newest first, or on or after it, oldest first.
 
 Two ways, one answer: the page asks the database (`records_ask`, then `selection_of` over what it
-answered: only the counts and the shown records are read), and a view that needs every record in
-hand (a related search; forgetting all that match; the list re-rendered after an act) chooses them
-here (`select_entries`). The tests hold both to the same selection for every filter.
+answered: only the counts and the shown records are read), and a related search, which the store
+ranks over every record on file, chooses them here (`select_entries`). The tests hold both to the
+same selection for every filter. Forgetting all that match asks the database the same filters with
+no page (`records_ask`, then the provider's `records_matching`), except in a related search.
 """
 
 from __future__ import annotations
@@ -206,7 +207,7 @@ class GroupSelection:
     """The index among the matching records of the first shown record."""
     matching: tuple[MemoryRecord, ...] = ()
     """The matching records themselves, in order, when they were chosen here rather than by the
-    database (`select_entries`): forgetting all that match reads them."""
+    database (`select_entries`): forgetting all that match in a related search reads them."""
 
     @property
     def pages(self) -> int:

@@ -17,6 +17,9 @@ Every handler works as a plain form or link first; with htmx the same URL answer
   administer (`Administration.promote`): offered only to people who administer one. The whole list is
   answered again for htmx, since the entry now shows the published value beneath it.
 
+An act reads only the memory it acts on, with the other records of its key (`on_file_of_ids`), and
+the list it answers is asked of the database a page at a time (`listing_page`), as `GET /` asks it.
+
 Refusals: 403 for a memory held at a wider scope, 404 for anything the person cannot see, 409 or
 410 for an undo that cannot happen. Whether something may be forgotten is decided in `store`.
 """
