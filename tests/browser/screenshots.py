@@ -60,6 +60,7 @@ def _choose_two(page: Page) -> None:
     page.locator("[data-select]").nth(1).check()
     page.click("[data-action='forget-chosen']")
     page.wait_for_selector("[data-chooser-confirm] form")
+    page.mouse.move(0, 0)
     page.locator("[data-chooser-confirm]").evaluate("confirm => confirm.scrollIntoView({block: 'center'})")
 
 
