@@ -29,7 +29,7 @@ from store.domain.finding import needles
 from store.domain.paging import RecordsAsk, RecordsMatching, RecordsPage, found_beneath, jump_page, page_start
 from store.domain.precedence import resolve_digest
 from store.domain.types import MemoryRecord
-from store.persistence.memories import MEMORY_COLUMNS, key_in_code_points, memory, records_from_rows
+from store.persistence.memories import LIVE, MEMORY_COLUMNS, key_in_code_points, memory, records_from_rows
 from store.persistence.registry import runs, threads
 
 __all__ = (
@@ -157,12 +157,14 @@ def contested_statements(scopes: Sequence[str], wider: Sequence[MemoryRecord] | 
     """What reads the records of the keys held at several scopes: every record at the wider scopes (all
     but the first; they hold few), then, once those are known (`wider`), the narrowest scope's records
     of their keys, named one by one so that each is a seek in the (scope, key) index whatever the
-    planner guesses of the scope's size."""
+    planner guesses of the scope's size. A record of the narrowest scope that expired (`LIVE`) contests
+    nothing: no prompt has it, so the wider value applies, and the page says so."""
     at_wider = select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes[1:]))
     keys = sorted({r.key for r in wider or ()})
     if not keys:
         return [at_wider]
-    return [at_wider, select(*MEMORY_COLUMNS).where(memory.c.scope == scopes[0], memory.c.key.in_(keys))]
+    narrowest = select(*MEMORY_COLUMNS).where(memory.c.scope == scopes[0], memory.c.key.in_(keys), LIVE)
+    return [at_wider, narrowest]
 
 
 def counts_statement(scopes: Sequence[str], passing: Sequence[ColumnElement[bool]]) -> Select[Any]:

@@ -13,6 +13,7 @@ from sqlalchemy import text
 from store import MemoryOrigin, ScopeContext
 from tests.web.admin_builders import ADA, LENA, tree
 from tests.web.conftest import LoginAs
+from tests.web.html_tree import Element
 from web.services import Services
 
 Client = AsyncTestClient[Litestar]
@@ -181,3 +182,41 @@ async def test_what_the_person_stated_or_someone_elses_memory_cannot_be_kept(
     for memory_id in (concluded, stated):
         refused = await client.post(f"/memories/{memory_id}/keep", data={"csrf_token": token, "back": "/"})
         assert refused.status_code == 404
+
+
+def entry(page: Element, memory_id: str) -> Element:
+    found = page.find("li", {"data-entry": memory_id})
+    assert found is not None, memory_id
+    return found
+
+
+async def test_an_expired_note_of_theirs_no_longer_claims_to_override_the_wider_value_that_applies(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    await organisation_keeps_for(client, login_as, "30")
+    concluded, _ = await ada_has_notes(services)
+    berlin = await services.provider.write(
+        key="tone",
+        text="detailed answers",
+        scope="tenant:berlin",
+        origin=MemoryOrigin(author="human", actor_ref="lena"),
+        ctx=ScopeContext(actor=LENA),
+    )
+    token = await login_as(ADA)
+    live = tree(await client.get("/"))
+    assert entry(live, concluded).find(attrs={"data-overrides": True}) is not None
+    assert entry(live, berlin.id).find(attrs={"data-overridden": True}) is not None
+
+    await expire(services)
+    page = tree(await client.get("/"))
+
+    # The prompt now has Berlin's value (the expired note is in no read that fills one): the page says so.
+    own = entry(page, concluded)
+    assert own.find(attrs={"data-expiry": "expired"}) is not None
+    assert own.find(attrs={"data-overrides": True}) is None
+    assert entry(page, berlin.id).find(attrs={"data-overridden": True}) is None
+
+    await client.post(f"/memories/{concluded}/keep", data={"csrf_token": token, "back": "/"}, follow_redirects=False)
+    kept = tree(await client.get("/"))
+    assert entry(kept, concluded).find(attrs={"data-overrides": True}) is not None
+    assert entry(kept, berlin.id).find(attrs={"data-overridden": True}) is not None
