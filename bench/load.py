@@ -86,11 +86,15 @@ class Options:
     backends: tuple[str, ...]
     connections: tuple[int, ...]
     workers: tuple[int, ...]
+    embedder: str = ""
+    """`ONFILE_EMBEDDER` for OnFile's server (`none`: a turn ranked by its words alone, as the floor's
+    is); empty for the product's default."""
 
     def command(self) -> str:
         return (
             f"python -m bench.load --seconds {self.seconds:g} --backends {','.join(self.backends)} "
             f"--connections {','.join(map(str, self.connections))} --workers {','.join(map(str, self.workers))}"
+            + (f" --embedder {self.embedder}" if self.embedder else "")
         )
 
 
@@ -196,9 +200,9 @@ async def _migrate_and_seed(url: str) -> None:
         await engine.dispose()
 
 
-def onfile_environment(url: str) -> dict[str, str]:
+def onfile_environment(url: str, embedder: str = "") -> dict[str, str]:
     """What `onfile serve` needs; the identity provider is never asked (discovery is lazy)."""
-    return {
+    return ({"ONFILE_EMBEDDER": embedder} if embedder else {}) | {
         "ONFILE_DATABASE_URL": url,
         "ONFILE_SECRET_KEY": "load-benchmark-secret-key-0123456789abcdef",
         "ONFILE_OIDC_ISSUER": "http://127.0.0.1:9/unused-issuer",
@@ -226,7 +230,8 @@ def run_backend(bench: Bench, backend: str, folder: Path) -> None:
     name = BACKEND_NAMES[backend]
     with database(backend, folder) as (url, database_pid):
         for workers in bench.options.workers:
-            server = ServerProcess(onfile_environment(url), folder / f"{backend}-{workers}.log", workers=workers)
+            environment = onfile_environment(url, bench.options.embedder)
+            server = ServerProcess(environment, folder / f"{backend}-{workers}.log", workers=workers)
             try:
                 server.start()
                 cpu = tree_probe(server.pid, database_pid)
@@ -238,7 +243,6 @@ def run_backend(bench: Bench, backend: str, folder: Path) -> None:
             finally:
                 server.stop()
             # the hand-written floor on the same database, after OnFile journaled the replayed runs
-            environment = onfile_environment(url)
             with baseline_server("bench.load_floor", folder, workers, environment) as (base_url, pid):
                 for case, traffic in FLOOR_WORKLOADS:
                     bench.row(base_url, name, workers, case, traffic(), tree_probe(pid, database_pid))
@@ -321,6 +325,9 @@ def parse(argv: list[str] | None) -> Options:
     parser.add_argument("--backends", default="sqlite,postgres", help="comma-separated: sqlite, postgres")
     parser.add_argument("--connections", default="16,64", help="comma-separated connection counts")
     parser.add_argument("--workers", default="1", help="comma-separated uvicorn worker counts (default: 1)")
+    parser.add_argument(
+        "--embedder", default="", help="ONFILE_EMBEDDER for OnFile's server; `none` ranks turns by words alone"
+    )
     args = parser.parse_args(argv)
     backends = tuple(b for b in args.backends.split(",") if b)
     unknown = sorted(set(backends) - set(BACKEND_NAMES))
@@ -333,7 +340,7 @@ def parse(argv: list[str] | None) -> Options:
         parser.error(str(error))
     if args.seconds < 1 or not connections or not workers or min(connections + workers) < 1:
         parser.error("--seconds, --connections and --workers must be at least 1")
-    return Options(args.seconds, backends, connections, workers)
+    return Options(args.seconds, backends, connections, workers, args.embedder)
 
 
 def main(argv: list[str] | None = None) -> None:
