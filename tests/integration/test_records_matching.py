@@ -13,22 +13,24 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from store import resolve_digest
 from store.domain.forgetting import Choice, matching_reach
 from store.persistence import SqlMemoryProvider
-from store.persistence.registry import ConversationRegistry, Origin
-from tests.integration.test_records_page import ADA, QUERIES, RECORDS, SCOPES, record
+from store.persistence.registry import Origin
+from tests.integration.test_records_page import (
+    ADA,
+    QUERIES,
+    QUERY_IDS,
+    RECORDS,
+    SCOPES,
+    record,
+    resolving_origins,
+    store_records,
+)
 from web.me.listing import MemoryQuery, records_ask, select_entries
 from web.me.on_file import OnFile
 
 
 @pytest.fixture
 async def stored(engine: AsyncEngine) -> SqlMemoryProvider:
-    provider = SqlMemoryProvider(engine)
-    await provider.add(RECORDS)
-    registry = ConversationRegistry(engine)
-    for thread, run in (("thr_here", "run_here"), ("thr_here", "run_dropped"), ("thr_gone", "run_x")):
-        await registry.register_run(run, thread, "ada")
-    await registry.drop_runs("thr_here", ["run_dropped"])
-    await registry.delete_thread("thr_gone")
-    return provider
+    return await store_records(engine)
 
 
 def by_rules(query: MemoryQuery, resolving: frozenset[Origin]) -> Choice:
@@ -39,13 +41,12 @@ def by_rules(query: MemoryQuery, resolving: frozenset[Origin]) -> Choice:
     return matching_reach(ADA, [e for r in matching if (e := everything.entry_of(r)).record.id == r.id])
 
 
-@pytest.mark.parametrize("params", QUERIES, ids=["&".join(f"{k}={v}" for k, v in p.items()) or "all" for p in QUERIES])
+@pytest.mark.parametrize("params", QUERIES, ids=QUERY_IDS)
 async def test_all_that_match_is_what_the_rules_choose_over_everything(
     stored: SqlMemoryProvider, engine: AsyncEngine, params: dict[str, str]
 ) -> None:
     query = MemoryQuery.from_params(params)
-    origins = {Origin(r.origin.thread_id, r.origin.run_id) for r in RECORDS}
-    expected = by_rules(query, await ConversationRegistry(engine).origins_resolve(origins))
+    expected = by_rules(query, await resolving_origins(engine))
 
     _, ask = records_ask(SCOPES, ADA, query)
     matching = await stored.records_matching(ask)

@@ -87,8 +87,18 @@ def as_compared(selection: Selection) -> list[tuple[object, ...]]:
     ]
 
 
-@pytest.fixture
-async def stored(engine: AsyncEngine) -> SqlMemoryProvider:
+QUERY_IDS = ["&".join(f"{k}={v}" for k, v in p.items()) or "all" for p in QUERIES]
+
+
+async def resolving_origins(engine: AsyncEngine) -> frozenset[Origin]:
+    """Which of `RECORDS`' conversations still resolve in the registry `store_records` filled."""
+    return await ConversationRegistry(engine).origins_resolve(
+        {Origin(r.origin.thread_id, r.origin.run_id) for r in RECORDS}
+    )
+
+
+async def store_records(engine: AsyncEngine) -> SqlMemoryProvider:
+    """`RECORDS` stored, with their conversations: one still there, a run of it dropped, one deleted."""
     provider = SqlMemoryProvider(engine)
     await provider.add(RECORDS)
     registry = ConversationRegistry(engine)
@@ -99,13 +109,17 @@ async def stored(engine: AsyncEngine) -> SqlMemoryProvider:
     return provider
 
 
-@pytest.mark.parametrize("params", QUERIES, ids=["&".join(f"{k}={v}" for k, v in p.items()) or "all" for p in QUERIES])
+@pytest.fixture
+async def stored(engine: AsyncEngine) -> SqlMemoryProvider:
+    return await store_records(engine)
+
+
+@pytest.mark.parametrize("params", QUERIES, ids=QUERY_IDS)
 async def test_the_database_pages_as_the_rules_do(
     stored: SqlMemoryProvider, engine: AsyncEngine, params: dict[str, str]
 ) -> None:
     query = MemoryQuery.from_params(params)
-    origins = {Origin(r.origin.thread_id, r.origin.run_id) for r in RECORDS}
-    resolving = await ConversationRegistry(engine).origins_resolve(origins)
+    resolving = await resolving_origins(engine)
     by_rules = select_entries(OnFile(SCOPES, tuple(RECORDS)), ADA, query, resolving=resolving)
 
     understood, ask = records_ask(SCOPES, ADA, query)
