@@ -71,9 +71,11 @@ __all__ = (
     "records_from_rows",
     "records_from_sqlite_rows",
     "records_narrowest_newest_first",
+    "records_of_rows",
     "removal_at_scope",
     "reset_expiry_at_scopes",
     "rewrite_record",
+    "rows_at_scopes_up_to",
     "scope_rank",
     "set_pinned",
     "set_pinned_returning",
@@ -171,21 +173,29 @@ async def records_at_scopes_up_to(
 ) -> list[MemoryRecord] | None:
     """Every record held at one of `scopes` that has not expired, when there are at most `most` of
     them, in no particular order; None when there are more (telling reads `most + 1` rows, and builds no record)."""
+    rows = await rows_at_scopes_up_to(connection, scopes, most)
+    return None if rows is None else records_of_rows(connection, rows)
+
+
+async def rows_at_scopes_up_to(
+    connection: ReadConnection, scopes: Sequence[str], most: int
+) -> Sequence[Sequence[Any]] | None:
+    """The rows `records_at_scopes_up_to` builds its records from (`records_of_rows`), or None."""
     if not scopes:
         return []
     if isinstance(connection, BorrowedConnection) or has_fast_driver(connection.dialect):
         rows = await _hot_rows(connection, scopes, ordered=False, most=most)
-        return None if len(rows) > most else _records(connection, rows)
+        return None if len(rows) > most else rows
     statement = select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes), LIVE).limit(most + 1)
     result = await connection.execute(statement)
     found = result.all()
-    return None if len(found) > most else records_from_rows(found)
+    return None if len(found) > most else found
 
 
 async def _hot_read(connection: ReadConnection, scopes: Sequence[str], *, ordered: bool) -> list[MemoryRecord]:
     """The list read without SQLAlchemy's execution and result layers: SQL compiled once per
     (dialect, number of distinct scopes, order), run on the driver, records built from its rows."""
-    return _records(connection, await _hot_rows(connection, scopes, ordered=ordered))
+    return records_of_rows(connection, await _hot_rows(connection, scopes, ordered=ordered))
 
 
 async def _hot_rows(
@@ -214,8 +224,12 @@ def up_to_read_sql(dialect: Dialect, scopes: Sequence[str], most: int) -> tuple[
     return sql, [distinct[i] for i in positions]
 
 
-def _records(connection: ReadConnection, rows: Sequence[Sequence[Any]]) -> list[MemoryRecord]:
-    return records_from_sqlite_rows(rows) if connection.dialect.name == "sqlite" else records_from_rows(rows)
+def records_of_rows(connection: ReadConnection, rows: Sequence[Sequence[Any]]) -> list[MemoryRecord]:
+    """The records of rows selected as `MEMORY_COLUMNS` on `connection` (SQLite's driver keeps times as text)."""
+    fast_sqlite = connection.dialect.name == "sqlite" and (
+        isinstance(connection, BorrowedConnection) or has_fast_driver(connection.dialect)
+    )
+    return records_from_sqlite_rows(rows) if fast_sqlite else records_from_rows(rows)
 
 
 _hot_queries: dict[tuple[str, str, int, bool, int | None], tuple[str, tuple[int, ...]]] = {}

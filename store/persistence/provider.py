@@ -59,7 +59,7 @@ from store.persistence.memories import (
 )
 from store.persistence.recall import recall_candidates, records_of_keys, store_vectors, texts_to_embed, vectors_to_make
 from store.persistence.search import keys_by_relevance, query_words, records_by_relevance
-from store.persistence.shortlist import records_shortlisted
+from store.persistence.shortlist import RECENT_READS, RecentReads, records_shortlisted
 from store.persistence.types import utc_now
 from store.provider import Recall, WriteRefusedError
 
@@ -75,14 +75,22 @@ class SqlMemoryProvider:
     `ShortlistingMemoryProvider` and `RecallingMemoryProvider` over one engine.
 
     The engine belongs to the caller (who disposes of it); the schema must be migrated first. Without
-    an embedder, nothing is embedded and `recall` ranks by words alone."""
+    an embedder, nothing is embedded and `recall` ranks by words alone. A listed turn whose rows equal
+    the last turn's at its scopes is given the last turn's shortlist, for the last `recent_reads` sets
+    of scopes (`store.persistence.shortlist.RecentReads`; 0 keeps none)."""
 
     def __init__(
-        self, engine: AsyncEngine, *, clock: Callable[[], datetime] = utc_now, embedder: Embedder | None = None
+        self,
+        engine: AsyncEngine,
+        *,
+        clock: Callable[[], datetime] = utc_now,
+        embedder: Embedder | None = None,
+        recent_reads: int = RECENT_READS,
     ) -> None:
         self._engine = engine
         self._clock = clock
         self._embedder = embedder
+        self._recent = RecentReads(recent_reads)
         self._prepared: OrderedDict[tuple[str, str], Meaning | None] = OrderedDict()
 
     @property
@@ -108,7 +116,7 @@ class SqlMemoryProvider:
         if not scopes:
             return Shortlist(records=(), keys=0, pinned_keys=0)
         async with borrowed_reading(self._engine) as connection:
-            return await records_shortlisted(connection, scopes=scopes, limit=limit)
+            return await records_shortlisted(connection, scopes=scopes, limit=limit, recent=self._recent)
 
     async def write(self, *, key: str, text: str, scope: str, origin: MemoryOrigin, ctx: ScopeContext) -> MemoryRecord:
         """One upsert on (scope, key) keeping id, pin and creation time. Refuses an agent-authored

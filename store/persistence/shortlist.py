@@ -25,6 +25,7 @@ shortlist two — the plain read that found too many, then the shortlist.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -38,13 +39,14 @@ from store.persistence.driver import ReadConnection, has_fast_driver, run_statem
 from store.persistence.memories import (
     LIVE,
     MEMORY_COLUMNS,
-    records_at_scopes_up_to,
     records_from_rows,
     records_from_sqlite_rows,
+    records_of_rows,
+    rows_at_scopes_up_to,
 )
 from store.persistence.tables import MemoryRow, table_of
 
-__all__ = ("WHOLE_LIST_AT_MOST", "records_shortlisted", "shortlist_statement")
+__all__ = ("RECENT_READS", "WHOLE_LIST_AT_MOST", "RecentReads", "records_shortlisted", "shortlist_statement")
 
 memory = table_of(MemoryRow)
 
@@ -65,26 +67,73 @@ def shortlist_statement(
     return _statement(dialect_name, len(distinct_scopes)), params
 
 
-async def records_shortlisted(connection: ReadConnection, *, scopes: Sequence[str], limit: int) -> Shortlist:
+RECENT_READS = 128
+"""How many sets of scopes a provider keeps its last shortlist for, by default (`RecentReads`)."""
+
+
+class RecentReads:
+    """The rows each of the last `size` shortlists was built from (by scopes and limit), and the
+    shortlist: when a turn reads the very rows the last turn at its scopes read, it is given that
+    turn's shortlist, the same object, without building a record — and `store.memory.RecentTurns`,
+    finding the same shortlist, the same digest and block. Equal rows, compared in full, are the only
+    hit."""
+
+    __slots__ = ("_kept", "_size")
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._kept: OrderedDict[tuple[tuple[str, ...], int], tuple[Sequence[Sequence[Any]], Shortlist]] = OrderedDict()
+
+    def same(self, asked: tuple[tuple[str, ...], int], rows: Sequence[Sequence[Any]]) -> Shortlist | None:
+        kept = self._kept.get(asked)
+        if kept is None or kept[0] != rows:
+            return None
+        self._kept.move_to_end(asked)
+        return kept[1]
+
+    def keep(self, asked: tuple[tuple[str, ...], int], rows: Sequence[Sequence[Any]], shortlist: Shortlist) -> None:
+        if self._size == 0:
+            return
+        self._kept[asked] = (rows, shortlist)
+        self._kept.move_to_end(asked)
+        if len(self._kept) > self._size:
+            self._kept.popitem(last=False)
+
+
+async def records_shortlisted(
+    connection: ReadConnection, *, scopes: Sequence[str], limit: int, recent: RecentReads | None = None
+) -> Shortlist:
     """The shortlist of `limit` keys at `scopes` (see the module's docstring); no scopes, none. Up to
-    `WHOLE_LIST_AT_MOST` records, it is every record, and its totals are counted here."""
+    `WHOLE_LIST_AT_MOST` records, it is every record, and its totals are counted here. With `recent`,
+    rows equal to the last read's at these scopes give the last read's shortlist."""
     if not scopes:
         return Shortlist(records=(), keys=0, pinned_keys=0)
     _refuse_no_keys(limit)
-    whole = await records_at_scopes_up_to(connection, scopes, WHOLE_LIST_AT_MOST)
+    asked = (tuple(scopes), limit)
+    whole = await rows_at_scopes_up_to(connection, scopes, WHOLE_LIST_AT_MOST)
     if whole is not None:
-        held = {record.key for record in whole}
-        pinned = {record.key for record in whole if record.pinned}
-        return Shortlist(records=tuple(whole), keys=len(held), pinned_keys=len(pinned))
-    statement, params = shortlist_statement(connection.dialect.name, scopes, limit)
-    rows = await run_statement(connection, statement, params)
-    if not rows:  # everything went between the two statements: nothing applies now
-        return Shortlist(records=(), keys=0, pinned_keys=0)
-    keys, pinned_keys = int(rows[0][0]), int(rows[0][1])
-    fields = [row[2:] for row in rows]
-    sqlite_rows = connection.dialect.name == "sqlite" and has_fast_driver(connection.dialect)
-    records = records_from_sqlite_rows(fields) if sqlite_rows else records_from_rows(fields)
-    return Shortlist(records=tuple(records), keys=keys, pinned_keys=pinned_keys)
+        if recent is not None and (same := recent.same(asked, whole)) is not None:
+            return same
+        records = records_of_rows(connection, whole)
+        held = {record.key for record in records}
+        pinned = {record.key for record in records if record.pinned}
+        shortlist = Shortlist(records=tuple(records), keys=len(held), pinned_keys=len(pinned))
+    else:
+        statement, params = shortlist_statement(connection.dialect.name, scopes, limit)
+        rows = await run_statement(connection, statement, params)
+        if not rows:  # everything went between the two statements: nothing applies now
+            return Shortlist(records=(), keys=0, pinned_keys=0)
+        if recent is not None and (same := recent.same(asked, rows)) is not None:
+            return same
+        keys, pinned_keys = int(rows[0][0]), int(rows[0][1])
+        fields = [row[2:] for row in rows]
+        sqlite_rows = connection.dialect.name == "sqlite" and has_fast_driver(connection.dialect)
+        records = records_from_sqlite_rows(fields) if sqlite_rows else records_from_rows(fields)
+        shortlist = Shortlist(records=tuple(records), keys=keys, pinned_keys=pinned_keys)
+        whole = rows
+    if recent is not None:
+        recent.keep(asked, whole, shortlist)
+    return shortlist
 
 
 def _refuse_no_keys(limit: int) -> None:

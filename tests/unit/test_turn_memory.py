@@ -21,6 +21,8 @@ from store import (
     memory_for_turn,
     offer_memories,
 )
+from store.domain.types import MemoryDigest, Shortlist
+from store.memory import RecentTurns
 from tests.builders import make_record
 
 CTX = ScopeContext(actor=Actor(id="ada", tenant_ref="berlin"), thread_id="thr_1")
@@ -271,3 +273,37 @@ async def test_a_memory_forgotten_meanwhile_is_not_found() -> None:
     config = MemoryConfig(provider=Racing([make_record(id="mem_mine")]))
 
     assert (await forget_memory(config, CTX, "mem_mine")).status == "not_found"
+
+
+def test_recent_turns_keeps_the_most_recently_asked_sets_of_scopes_only() -> None:
+    recent = RecentTurns(2)
+    lists = {name: Shortlist(records=(make_record(name, "fact", "global"),), keys=1, pinned_keys=0) for name in "abc"}
+    digests = {name: MemoryDigest(scopes=(name,)) for name in "abc"}
+    recent.keep(("a",), lists["a"], digests["a"])
+    recent.keep(("b",), lists["b"], digests["b"])
+    assert recent.digest(("a",), lists["a"]) is digests["a"]  # asked: now the most recent
+
+    recent.keep(("c",), lists["c"], digests["c"])
+
+    assert recent.digest(("b",), lists["b"]) is None
+    assert recent.digest(("a",), lists["a"]) is digests["a"]
+    assert recent.digest(("c",), lists["c"]) is digests["c"]
+    assert recent.digest(("c",), lists["a"]) is None  # another shortlist at the same scopes
+
+
+def test_recent_turns_keeps_a_block_only_for_the_digest_it_keeps() -> None:
+    recent = RecentTurns(1)
+    kept, other = MemoryDigest(scopes=("a",)), MemoryDigest(scopes=("a",))
+    recent.keep(("a",), Shortlist(records=(), keys=0, pinned_keys=0), kept)
+
+    recent.keep_block(other, "another block")
+    assert recent.block(kept) is None
+    recent.keep_block(kept, "the block")
+
+    assert recent.block(kept) == "the block"
+    assert recent.block(other) is None
+
+
+def test_a_config_cannot_remember_a_negative_number_of_turns() -> None:
+    with pytest.raises(ValueError, match="recent_turns cannot be negative"):
+        MemoryConfig(provider=InMemoryMemoryProvider([]), recent_turns=-1)
