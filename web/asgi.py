@@ -14,4 +14,4 @@ __all__ = ("app",)
 
 def app() -> Litestar:
     settings = Settings.load()
-    return create_app(settings, demo_sign_in=demo_sign_in_for(settings))
+    return create_app(settings, demo_sign_in=demo_sign_in_for(settings), serving=True)

@@ -150,7 +150,8 @@ def _serve(host: str, port: int, workers: int) -> int:
         from web.app import create_app
         from web.demo.sign_in import demo_sign_in_for
 
-        uvicorn.run(create_app(settings, demo_sign_in=demo_sign_in_for(settings)), host=host, port=port)
+        app = create_app(settings, demo_sign_in=demo_sign_in_for(settings), serving=True)
+        uvicorn.run(app, host=host, port=port)
     return 0
 
 
