@@ -81,6 +81,9 @@ class RecentReads:
     __slots__ = ("_kept", "_size")
 
     def __init__(self, size: int) -> None:
+        if size < 0:
+            msg = f"recent_reads cannot be negative, not {size}"
+            raise ValueError(msg)
         self._size = size
         self._kept: OrderedDict[tuple[tuple[str, ...], int], tuple[Sequence[Sequence[Any]], Shortlist]] = OrderedDict()
 

@@ -167,3 +167,8 @@ async def test_a_provider_gives_the_last_shortlist_for_the_same_rows_only(
     assert changed != first
     assert changed == await forgetful.shortlist(scopes=ADA_SCOPES, limit=2, ctx=ctx())
     assert await forgetful.shortlist(scopes=ADA_SCOPES, limit=2, ctx=ctx()) is not changed
+
+
+def test_a_provider_cannot_keep_a_negative_number_of_reads(engine: AsyncEngine) -> None:
+    with pytest.raises(ValueError, match="recent_reads cannot be negative"):
+        SqlMemoryProvider(engine, recent_reads=-1)
