@@ -8,7 +8,8 @@ and after. A memory outside the scopes a person administers answers exactly like
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -49,17 +50,17 @@ __all__ = (
     "PEOPLE_SHOWN",
     "AdminOutcome",
     "Administration",
-    "Erasable",
     "Erasure",
     "Preview",
     "PreviewRefusal",
+    "Seen",
     "Stores",
 )
 
 NOT_ADMINISTERED = "There is no shared memory with that id among the scopes you administer."
 Status = Literal["done", "refused", "not_found", "invalid"]
 PEOPLE_SHOWN = 200
-"""How many people the people page lists at once; anyone else is found by id."""
+"""How many people the people page lists at once; anyone else is found by name or id."""
 PreviewRefusal = Literal["forbidden", "unknown"]
 """Why a preview was not shown: the viewer may not preview at all, or nobody by that id is known
 among the people they may preview (the same answer whether the id was never seen or belongs to a
@@ -115,12 +116,13 @@ class Erasure:
 
 
 @dataclass(frozen=True, slots=True)
-class Erasable:
-    """The people an administrator may erase, most recently seen first; `more` when there were more
-    than were listed."""
+class Seen:
+    """People OnFile has seen, most recently seen first, and the names of those whose name is known, by
+    id; `more` when there were more than were listed."""
 
     people: tuple[Actor, ...]
     more: bool = False
+    names: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,16 +324,19 @@ class Administration:
                 )
         return Preview(person, digest, block, left_out)
 
-    async def people_to_preview(self, viewer: Actor, *, limit: int = PEOPLE_SHOWN) -> list[Actor]:
-        """The people `viewer` may preview, most recently seen first: those of their own organisation,
-        or everyone when support answers for every organisation; nobody for someone not in support."""
+    async def people_to_preview(self, viewer: Actor, *, limit: int = PEOPLE_SHOWN) -> Seen:
+        """The people `viewer` may preview, most recently seen first, with their names: those of their
+        own organisation, or everyone when support answers for every organisation; nobody for someone
+        not in support."""
         if not await self._gate.may_preview(viewer):
-            return []
+            return Seen(people=())
         if self._support_everywhere:
-            return await self._people.of_organisations((), everyone=True, limit=limit)
-        if viewer.tenant_ref is None:
-            return []
-        return await self._people.of_organisations([viewer.tenant_ref], limit=limit)
+            found = await self._people.of_organisations((), everyone=True, limit=limit)
+        elif viewer.tenant_ref is None:
+            return Seen(people=())
+        else:
+            found = await self._people.of_organisations([viewer.tenant_ref], limit=limit)
+        return Seen(people=tuple(p for p, _ in found), names={p.id: name for p, name in found if name is not None})
 
     async def may_erase(self, actor: Actor, person: Actor) -> bool:
         """A tenant administrator of the person's organisation, or a global administrator."""
@@ -340,17 +345,18 @@ class Administration:
             return True
         return await self._gate.administers(actor, "global")
 
-    async def erasable_people(self, actor: Actor, *, person: str | None = None, limit: int = PEOPLE_SHOWN) -> Erasable:
+    async def erasable_people(self, actor: Actor, *, sought: str | None = None, limit: int = PEOPLE_SHOWN) -> Seen:
         """The people seen that `actor` may erase, most recently seen first, at most `limit`: everyone
         for a global administrator, otherwise the people of the organisations they administer. Their
         organisations are chosen in the query, before the limit, so nobody drops out of reach because
-        others were seen since; `person` looks for that one id."""
+        others were seen since; `sought` looks for people by id or name."""
         administered = await self.administered_scopes(actor)
         tenants = [scope.removeprefix("tenant:") for scope in administered if scope.startswith("tenant:")]
         everyone = await self._gate.administers(actor, "global")
-        found = await self._people.of_organisations(tenants, everyone=everyone, person=person, limit=limit + 1)
-        shown = [p for p in found[:limit] if await self.may_erase(actor, p)]
-        return Erasable(people=tuple(shown), more=len(found) > limit)
+        found = await self._people.of_organisations(tenants, everyone=everyone, sought=sought, limit=limit + 1)
+        shown = [(p, name) for p, name in found[:limit] if await self.may_erase(actor, p)]
+        names = {p.id: name for p, name in shown if name is not None}
+        return Seen(people=tuple(p for p, _ in shown), more=len(found) > limit, names=names)
 
     async def erasable_person(self, actor: Actor, person_id: str) -> Actor | None:
         """The person seen with that id, when `actor` may erase them (`may_erase` decides); None for

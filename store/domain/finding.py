@@ -53,6 +53,7 @@ __all__ = (
     "needles",
     "search_words",
     "sort_key",
+    "sought_person",
     "word_spans",
     "words_pattern",
 )
@@ -128,6 +129,19 @@ def folded(text: str) -> str:
 def search_words(query: str) -> tuple[str, ...]:
     """The words of a search, folded, each once, in the order typed."""
     return tuple(dict.fromkeys(word for _, _, word in word_spans(query)))
+
+
+def sought_person(sought: str, person_id: str, name: str | None) -> bool:
+    """Whether a search for `sought` finds this person: their id exactly as typed, or a name in which
+    every word of the search begins a word, in any order, whatever the case and accents ("love ada"
+    finds "Ada Lovelace", "zoe" finds "Zoë")."""
+    if person_id == sought:
+        return True
+    words = search_words(sought)
+    if not words or not name:
+        return False
+    known = folded(name)
+    return all(" " + word in known for word in words)
 
 
 @lru_cache(maxsize=1024)

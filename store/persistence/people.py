@@ -12,6 +12,7 @@ from sqlalchemy import bindparam, delete, func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from store.domain.finding import sought_person
 from store.domain.types import Actor
 from store.persistence.driver import run_statement
 from store.persistence.engine import reading, writing
@@ -86,21 +87,30 @@ class KnownPeople:
         return await self._actors(statement)
 
     async def of_organisations(
-        self, tenant_refs: Sequence[str], *, everyone: bool = False, person: str | None = None, limit: int = 200
-    ) -> list[Actor]:
+        self, tenant_refs: Sequence[str], *, everyone: bool = False, sought: str | None = None, limit: int = 200
+    ) -> list[tuple[Actor, str | None]]:
         """The people seen whose organisation is one of `tenant_refs` (`everyone`: whatever their
-        organisation, or none), most recently seen first, at most `limit` of them; `person` keeps only
-        the one with that id. The organisations are filtered in the query, before the limit, so someone
-        not seen lately is found like anyone else."""
+        organisation, or none), each with their name when it is known, most recently seen first, at
+        most `limit` of them; `sought` keeps those it finds by id or name
+        (`store.domain.finding.sought_person`). The organisations are filtered in the query, before the
+        limit, so someone not seen lately is found like anyone else; a search reads the organisations'
+        ids and names and keeps the people it finds, then the limit applies."""
         if not everyone and not tenant_refs:
             return []
-        statement = _ACTOR_COLUMNS
+        statement = select(people.c.id, people.c.tenant_ref, people.c.roles, people.c.name)
         if not everyone:
             statement = statement.where(people.c.tenant_ref.in_(tenant_refs))
-        if person is not None:
-            statement = statement.where(people.c.id == person)
-        statement = statement.order_by(people.c.last_seen_at.desc(), people.c.id).limit(max(limit, 0))
-        return await self._actors(statement)
+        statement = statement.order_by(people.c.last_seen_at.desc(), people.c.id)
+        if sought is None:
+            statement = statement.limit(max(limit, 0))
+        async with reading(self._engine) as connection:
+            rows = (await connection.execute(statement)).all()
+        found = [
+            (Actor(id=id, tenant_ref=tenant, roles=tuple(roles or ())), name)
+            for id, tenant, roles, name in rows
+            if sought is None or sought_person(sought, id, name)
+        ]
+        return found[: max(limit, 0)]
 
     async def find(self, person: str) -> Actor | None:
         """The person seen with the id `person`, as last seen, if they were."""

@@ -233,7 +233,7 @@ async def test_the_preview_is_the_agents_block_read_only_and_audited(
 async def test_only_support_may_preview(admin: Administration, engine: AsyncEngine) -> None:
     await KnownPeople(engine).note(ADA)
     assert await admin.preview(LENA, "ada", thread_id=None, text="") == "forbidden"
-    assert await admin.people_to_preview(LENA) == []
+    assert (await admin.people_to_preview(LENA)).people == ()
     assert await admin.may_preview(SAM)
 
 
@@ -247,8 +247,8 @@ async def test_support_previews_the_person_as_known_never_as_described(
 
     assert await admin.preview(SAM, "carl", thread_id=None, text="") == "unknown"  # another organisation's
     assert await admin.preview(SAM, "zoe", thread_id=None, text="") == "unknown"  # never seen: the same answer
-    assert await admin.people_to_preview(SAM) == [ADA]
-    assert await admin.people_to_preview(Actor("sol", None, ("onfile-support",))) == []
+    assert (await admin.people_to_preview(SAM)).people == (ADA,)
+    assert (await admin.people_to_preview(Actor("sol", None, ("onfile-support",)))).people == ()
     assert await AuditTrail(engine).at_scopes(["global", "tenant:berlin", "tenant:hamburg"]) == []
 
 
@@ -265,7 +265,7 @@ async def test_support_for_every_organisation_is_a_setting_and_audited_at_both(e
 
     assert isinstance(preview, Preview)
     assert preview.actor == Actor("carl", "hamburg")
-    assert [p.id for p in await everywhere.people_to_preview(SAM)] == ["ada", "carl"]
+    assert [p.id for p in (await everywhere.people_to_preview(SAM)).people] == ["ada", "carl"]
     for scope in ("global", "tenant:hamburg", "tenant:berlin"):
         (entry,) = await AuditTrail(engine).at_scopes([scope])
         assert (entry.who, entry.action, entry.after["actor"]["id"]) == ("sam", "preview", "carl")

@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryConfig
-from store.admin import Administration
+from store.admin import Administration, Seen
 from store.domain.administration import RoleGate
 from store.persistence import AuditTrail, KnownPeople, SqlMemoryProvider
 from tests.conftest import Clock
@@ -59,8 +59,8 @@ async def test_the_list_is_cut_after_filtering_and_says_there_are_more(
     cut = await admin.erasable_people(LENA, limit=3)
     whole = await admin.erasable_people(LENA, limit=4)
     everyone = await admin.erasable_people(GIL, limit=10)
-    sought = await admin.erasable_people(LENA, person="ada", limit=1)
-    elsewhere = await admin.erasable_people(JONAS, person="ada")
+    sought = await admin.erasable_people(LENA, sought="ada", limit=1)
+    elsewhere = await admin.erasable_people(JONAS, sought="ada")
 
     assert ([p.id for p in cut.people], cut.more) == (["b2", "b1", "b0"], True)
     assert ([p.id for p in whole.people], whole.more) == (["b2", "b1", "b0", "ada"], False)
@@ -68,3 +68,23 @@ async def test_the_list_is_cut_after_filtering_and_says_there_are_more(
     assert ([p.id for p in sought.people], sought.more) == (["ada"], False)
     assert elsewhere.people == ()
     assert (await admin.erasable_people(ADA)).people == ()  # administers nothing
+
+
+async def test_an_administrator_finds_the_people_of_their_organisations_by_name_or_id(
+    admin: Administration, people: KnownPeople, clock: Clock
+) -> None:
+    for actor, name in [(ADA, "Ada Lovelace"), (Actor("zoe", "berlin"), "Zoë Adams"), (JONAS, "Ada Jonas")]:
+        clock.advance(seconds=1)
+        await people.note(actor, signed_in=True, name=name)
+    await see(people, clock, Actor("bob", "berlin"))  # never signed in: no name, found by id alone
+
+    def ids(found: Seen) -> list[str]:
+        return [p.id for p in found.people]
+
+    assert ids(await admin.erasable_people(LENA, sought="ada")) == ["zoe", "ada"]  # newest first
+    assert ids(await admin.erasable_people(LENA, sought="ada", limit=1)) == ["zoe"]
+    assert ids(await admin.erasable_people(LENA, sought="LOVELACE a")) == ["ada"]
+    assert ids(await admin.erasable_people(LENA, sought="zoe")) == ["zoe"]
+    assert ids(await admin.erasable_people(LENA, sought="bob")) == ["bob"]
+    assert ids(await admin.erasable_people(LENA, sought="jonas")) == []  # another organisation's
+    assert ids(await admin.erasable_people(GIL, sought="ada")) == ["jonas", "zoe", "ada"]

@@ -16,6 +16,7 @@ from store.domain.finding import (
     marked_pieces,
     matches_all,
     search_words,
+    sought_person,
     word_spans,
 )
 
@@ -159,3 +160,27 @@ def test_the_page_sorts_by_newest_oldest_or_key_and_ties_go_to_the_key_then_the_
 
     assert [r.id for r in in_page_order(order, records)] == expected
     assert order in ORDERS
+
+
+@pytest.mark.parametrize(
+    ("sought", "person_id", "name", "found"),
+    [
+        ("ada", "ada", None, True),  # the id, exactly: someone an assistant spoke for, never signed in
+        ("ad", "ada", None, False),  # an id is not searched by its start: it names one person
+        ("ADA", "ada", None, False),
+        ("lovelace", "u-17", "Ada Lovelace", True),
+        ("LOVE ada", "u-17", "Ada Lovelace", True),  # every word begins a word of the name, any order
+        ("ada grace", "u-17", "Ada Lovelace", False),
+        ("zoe", "u-18", "Zoë Müller", True),
+        ("muller zo", "u-18", "Zoë Müller", True),
+        ("lace", "u-17", "Ada Lovelace", False),  # inside a word is not the start of one
+        ("小明", "u-19", "王小明", True),  # a name written without spaces is cut into words (王 · 小明)
+        ("明", "u-19", "王小明", False),
+        ("  ", "u-17", "Ada Lovelace", False),
+        ("ada", "u-17", "", False),
+    ],
+)
+def test_a_person_is_found_by_their_exact_id_or_by_every_word_of_their_name(
+    sought: str, person_id: str, name: str | None, found: bool
+) -> None:
+    assert sought_person(sought, person_id, name) is found

@@ -177,6 +177,27 @@ async def test_the_people_page_says_when_the_list_is_cut_and_finds_anyone_by_id(
     assert elsewhere.one(attrs={"data-empty": "person"}) is not None
 
 
+async def test_an_administrator_finds_a_person_by_the_name_they_signed_in_with(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    await login_as(ADA, name="Ada Lovelace")
+    await login_as(Actor("zoe", "hamburg"), name="Zoë Lovelace")
+    await login_as(LENA, name="Lena Vogt")
+
+    form = tree(await client.get("/admin/people")).one("form", {"data-filters": True})
+    found = tree(await client.get("/admin/people", params={"person": "lovelace"}))
+    reordered = tree(await client.get("/admin/people", params={"person": "LOVE ada"}))
+    nobody = tree(await client.get("/admin/people", params={"person": "grace"}))
+
+    assert form.one("label").text == "Find by name or id"
+    assert [p["data-person"] for p in found.find_all(attrs={"data-person": True})] == ["ada"]  # not Hamburg's Zoë
+    assert found.one(attrs={"data-person": "ada"}).one(attrs={"data-name": True}).text == "Ada Lovelace"
+    assert found.one("input", {"name": "person"})["value"] == "lovelace"
+    assert [p["data-person"] for p in reordered.find_all(attrs={"data-person": True})] == ["ada"]
+    assert nobody.find(attrs={"data-person": True}) is None
+    assert "named “grace”, or with that id" in nobody.one(attrs={"data-empty": "person"}).text
+
+
 async def test_a_person_whose_id_is_no_path_segment_is_erased_through_the_query(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

@@ -106,11 +106,13 @@ async def _erasable(services: Services, viewer: Viewer, person_id: str) -> Actor
 async def people(
     request: HTMXRequest,
     visit: NamedDependency[Visit],
-    person: Annotated[str | None, QueryParameter(name="person", description="Find this person by id.")] = None,
+    person: Annotated[
+        str | None, QueryParameter(name="person", description="Find people by their name or their id.")
+    ] = None,
 ) -> Template:
     sought = person.strip() if person else ""
-    found = await visit.services.admin.erasable_people(visit.viewer.actor, person=sought or None)
-    names = await visit.services.people.names_of(p.id for p in found.people)
+    found = await visit.services.admin.erasable_people(visit.viewer.actor, sought=sought or None)
+    names = found.names
     page = PeoplePage(
         area=area_view(visit.viewer, visit.elevation, "people"),
         people=tuple(_person(p, names, visit.services.settings) for p in found.people),

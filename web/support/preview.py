@@ -78,10 +78,9 @@ def unknown_person(person_id: str) -> str:
 async def preview_page(
     visit: NamedDependency[Visit],
 ) -> Template:
-    people = await visit.services.admin.people_to_preview(visit.viewer.actor)
-    names = await visit.services.people.names_of(p.id for p in people)
+    seen = await visit.services.admin.people_to_preview(visit.viewer.actor)
     form = preview_form(
-        people, visit.services.settings, names=names, everywhere=visit.services.settings.support_all_tenants
+        seen.people, visit.services.settings, names=seen.names, everywhere=visit.services.settings.support_all_tenants
     )
     view = PreviewPage(area=area_view(visit.viewer, visit.elevation, "preview"), form=form)
     return Template("support/preview.html", context={"page": view, "area": view.area}, headers=NO_STORE)
@@ -107,10 +106,12 @@ async def show_preview(
             problem, status = FieldProblem("actor_id" if data.actor_id else "person", unknown_person(target)), 404
         else:
             problem, status, shown = None, 200, preview
-    people = await visit.services.admin.people_to_preview(visit.viewer.actor)
-    names = await visit.services.people.names_of([p.id for p in people] + ([shown.actor.id] if shown else []))
+    seen = await visit.services.admin.people_to_preview(visit.viewer.actor)
+    names = dict(seen.names)
+    if shown is not None and shown.actor.id not in names:
+        names.update(await visit.services.people.names_of([shown.actor.id]))
     form = preview_form(
-        people,
+        seen.people,
         visit.services.settings,
         names=names,
         everywhere=visit.services.settings.support_all_tenants,
