@@ -95,7 +95,7 @@ async def medians(calls: Sequence[Call], *, budget: float = 2.0, least: int = 21
     """Median milliseconds of each call, each timed once a round so that drift lands on every column
     alike, in an order shuffled each round so that every call follows every other alike: the call
     after LangGraph's (another driver, another PostgreSQL backend woken) pays for the switch, and in a
-    fixed order that was always OnFile's digest (up to 0.9 ms of 3 at 2,000 applicable)."""
+    fixed order one call would always pay it (up to 0.9 ms of 3 at 2,000 applicable)."""
     for _ in range(3):
         for call in calls:
             await call()

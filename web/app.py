@@ -112,9 +112,9 @@ def settle_startup_objects() -> None:
     """Set aside everything alive once the service has started — modules, the embedding model, the
     routes, the compiled statements — from the garbage collector's full passes (`gc.freeze`).
 
-    Those objects live as long as the process and are never garbage, yet each full collection walked
-    all of them (some 170,000): about 80 ms once every few thousand requests, a sixth of a replay's
-    time on average and a stall for whichever request it fell on. Objects made afterwards are
+    Those objects live as long as the process and are never garbage, yet each full collection would
+    walk all of them (some 170,000): about 80 ms once every few thousand requests, a sixth of a
+    replay's time on average and a stall for whichever request it falls on. Objects made afterwards are
     collected as before. Only a server process does this: a process that builds many applications
     (a test run) would set aside each one's garbage with them."""
     gc.collect()

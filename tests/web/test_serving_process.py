@@ -10,21 +10,8 @@ from collections.abc import Iterator
 import pytest
 from litestar.testing import AsyncTestClient
 
-from tests.web.conftest import AGENT_TOKEN, SECRET
 from web.app import create_app
 from web.settings import Settings
-
-
-@pytest.fixture
-def settings(sqlite_database_url: str) -> Settings:
-    return Settings(
-        database_url=sqlite_database_url,
-        secret_key=SECRET,
-        oidc_issuer="http://127.0.0.1:1",
-        oidc_client_id="onfile",
-        oidc_client_secret="client-secret",
-        agent_tokens=AGENT_TOKEN,
-    )
 
 
 @pytest.fixture
