@@ -19,8 +19,9 @@ import msgspec
 
 from store.diagnostics import MemoryResolved
 from store.domain.controls import MemoryControls, RememberAdmission, remember_admission
+from store.domain.recent import Recent
 from store.domain.types import Actor, MemoryDigest, ScopeContext
-from store.domain.wire import DigestWire, RememberWire, digest_of, digest_wire
+from store.domain.wire import DigestWire, RememberWire, digest_of, digest_wire, run_digest_wire
 from store.memory import (
     MemoryConfig,
     PendingHolder,
@@ -33,6 +34,8 @@ from store.memory import (
 
 __all__ = (
     "DIGEST_POSITION",
+    "RECENT_ANSWERS",
+    "AnsweredRun",
     "Journal",
     "MemoryRuns",
     "PeopleSeen",
@@ -48,6 +51,11 @@ __all__ = (
 )
 
 DIGEST_POSITION = "memory:digest"
+
+RECENT_ANSWERS = 512
+"""How many runs `MemoryRuns` keeps the checkpoint text and answer of, by default (`recent_answers=`):
+the runs a process is serving steps of at once, with room. Each costs about twice its answer's size
+(some 26 KB for an answer of twenty long memories)."""
 
 
 def remember_position(call_id: str) -> str:
@@ -211,6 +219,44 @@ def offered(stored: str) -> tuple[str | None, frozenset[str]]:
 
 _decode_recorded = msgspec.json.Decoder(RecordedRun).decode
 _encode = msgspec.json.Encoder().encode
+_sorted_encode = msgspec.json.Encoder(order="sorted").encode
+_decode_tools = msgspec.json.Decoder(list[dict[str, Any]]).decode
+
+
+class AnsweredRun:
+    """A run's checkpoint as read (or stored), and the agent API's answer for it: `run_digest_wire` of
+    its digest, block, writable and tools, as JSON bytes, made on first use and then kept.
+
+    The answer is made from the checkpoint alone, so the first call and every replay answer the same
+    bytes. The tools' keys are put in one order first: PostgreSQL's jsonb keeps an object's keys in an
+    order of its own, and the answer must not depend on where the run was stored. Once the answer is
+    made, the decoded run is let go (it is decoded again if asked for): what `MemoryRuns` keeps of a
+    recent run is its text and its answer."""
+
+    __slots__ = ("_answer", "_recorded", "actor_id", "stored")
+
+    def __init__(self, stored: str, recorded: RecordedRun) -> None:
+        self.stored = stored
+        self.actor_id = recorded.actor.id
+        self._recorded: RecordedRun | None = recorded
+        self._answer: bytes | None = None
+
+    @classmethod
+    def read(cls, stored: str) -> AnsweredRun:
+        return cls(stored, _decode_recorded(stored))
+
+    @property
+    def recorded(self) -> RecordedRun:
+        return self._recorded if self._recorded is not None else _decode_recorded(self.stored)
+
+    @property
+    def answer(self) -> bytes:
+        if self._answer is None:
+            run = self.recorded
+            tools = _decode_tools(_sorted_encode(run.tools))
+            self._answer = _encode(run_digest_wire(run.digest, block=run.block, writable=run.writable, tools=tools))
+            self._recorded = None
+        return self._answer
 
 
 @dataclass(frozen=True, slots=True)
@@ -236,12 +282,15 @@ class MemoryRuns:
         registry: RunRegistry,
         people: PeopleSeen | None = None,
         controls: ControlSource | None = None,
+        *,
+        recent_answers: int = RECENT_ANSWERS,
     ) -> None:
         self._config = config
         self._journal = journal
         self._registry = registry
         self._people = people
         self._controls = controls
+        self._recent: Recent[str, str, AnsweredRun] = Recent(recent_answers, setting="recent_answers")
 
     async def begin(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> RunMemory:
         """The run's memory: resolved, searched with `text`, rendered and registered with its thread on
@@ -251,9 +300,15 @@ class MemoryRuns:
         return (await self.begin_recorded(run_id, actor=actor, thread_id=thread_id, text=text)).to_run_memory(run_id)
 
     async def begin_recorded(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> RecordedRun:
-        """`begin`, answering the checkpoint as stored: what the agent API serves.
+        """`begin`, answering the checkpoint as stored."""
+        return (await self.begin_answered(run_id, actor=actor, thread_id=thread_id, text=text)).recorded
 
-        A replay is one journal read, decoded once. A new run resolves outside any transaction (the
+    async def begin_answered(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> AnsweredRun:
+        """`begin`, with the agent API's answer: what the agent API serves.
+
+        A replay is one journal read. When the text read is the very text the last call for the run
+        read or stored (for the last `recent_answers` runs asked), it is the same `AnsweredRun`, its
+        answer already made; otherwise it is decoded once. A new run resolves outside any transaction (the
         search may be slow), then stores the checkpoint, registers the run with its thread and notes the
         person in ONE write transaction — or, when a racer stored first, takes the racer's checkpoint
         and writes nothing. A new run naming a person known in another organisation is
@@ -278,13 +333,19 @@ class MemoryRuns:
             )
             if won:  # a racer that lost resolved nothing anyone will see: it is not counted
                 self._config.diagnostics.publish(resolved)
+                answered = AnsweredRun(stored, recorded)
             else:
-                recorded = _decode_recorded(stored)
+                answered = AnsweredRun.read(stored)
+            self._recent.keep(run_id, stored, answered)
         else:
-            recorded = _decode_recorded(stored)
-        if recorded.actor.id != actor.id:
-            raise RunActorMismatchError(run_id, recorded.actor.id, actor.id)
-        return recorded
+            kept = self._recent.same(run_id, stored)
+            if kept is None:
+                kept = AnsweredRun.read(stored)
+                self._recent.keep(run_id, stored, kept)
+            answered = kept
+        if answered.actor_id != actor.id:
+            raise RunActorMismatchError(run_id, answered.actor_id, actor.id)
+        return answered
 
     async def _resolve(
         self, run_id: str, actor: Actor, thread_id: str | None, text: str

@@ -47,6 +47,7 @@ from web.kit.security import (
     bearer_presented,
     csrf_refused,
     refuse_control_characters,
+    request_path,
     security_headers,
     security_headers_hook,
 )
@@ -103,7 +104,7 @@ def operators_only(request: Request[Any, Any, State], settings: Settings) -> boo
     """Whether `request` is for what `ONFILE_OPERATOR_TOKENS` closes (the metrics and the API document)
     and lacks one of those tokens. Open to everyone while no token is set."""
     tokens = settings.operator_token_list
-    path = request.url.path
+    path = request_path(request)
     closed = path == "/metrics" or path == SCHEMA_PATH or path.startswith(f"{SCHEMA_PATH}/")
     return bool(tokens) and closed and not bearer_presented(request.scope["headers"], tokens)
 

@@ -18,6 +18,7 @@ from litestar.openapi.plugins import JsonRenderPlugin
 
 from web.admin.api import PinIn, SharedMemoryIn, TextIn
 from web.agent.api import DroppedRunsIn, RememberIn
+from web.kit.security import request_path
 from web.kit.wire import DigestIn
 
 __all__ = ("REQUEST_BODIES", "SCHEMA_PATH", "ExactBodiesJsonRenderPlugin", "names_nothing_in_the_schema")
@@ -53,4 +54,4 @@ def names_nothing_in_the_schema(request: Request[Any, Any, Any]) -> bool:
     """Whether `request` reached the handler Litestar adds under the document's path for what names
     nothing, which answers a bare HTML page of its own; OnFile answers it as every JSON route does,
     with `{"error"}` (`web.kit.errors.not_found_handler`)."""
-    return request.url.path.startswith(SCHEMA_PATH) and _UNKNOWN in request.route_handler.paths
+    return request_path(request).startswith(SCHEMA_PATH) and _UNKNOWN in request.route_handler.paths

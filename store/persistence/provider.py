@@ -23,6 +23,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from store.domain.expiry import concluded_expiry, expiry_basis
 from store.domain.paging import RecordsAsk, RecordsMatching, RecordsPage
 from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys
+from store.domain.recent import Recent
 from store.domain.scopes import own_scope, scope_ranks
 from store.domain.types import Actor, MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
 from store.embedding import Embedder, EmbedderError, embedding_text, nearest_keys, vector_bytes
@@ -77,7 +78,7 @@ class SqlMemoryProvider:
     The engine belongs to the caller (who disposes of it); the schema must be migrated first. Without
     an embedder, nothing is embedded and `recall` ranks by words alone. A listed turn whose rows equal
     the last turn's at its scopes is given the last turn's shortlist, for the last `recent_reads` sets
-    of scopes (`store.persistence.shortlist.RecentReads`; 0 keeps none)."""
+    of scopes (`store.domain.recent.Recent`; 0 keeps none)."""
 
     def __init__(
         self,
@@ -90,7 +91,7 @@ class SqlMemoryProvider:
         self._engine = engine
         self._clock = clock
         self._embedder = embedder
-        self._recent = RecentReads(recent_reads)
+        self._recent: RecentReads = Recent(recent_reads, setting="recent_reads")
         self._prepared: OrderedDict[tuple[str, str], Meaning | None] = OrderedDict()
 
     @property

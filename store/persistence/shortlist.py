@@ -25,7 +25,6 @@ shortlist two — the plain read that found too many, then the shortlist.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any
@@ -34,6 +33,7 @@ from sqlalchemy import ColumnElement, Select, bindparam, case, distinct, func, l
 from sqlalchemy.dialects.postgresql import distinct_on
 from sqlalchemy.types import Integer
 
+from store.domain.recent import Recent
 from store.domain.types import Shortlist
 from store.persistence.driver import ReadConnection, has_fast_driver, run_statement
 from store.persistence.memories import (
@@ -71,36 +71,11 @@ RECENT_READS = 128
 """How many sets of scopes a provider keeps its last shortlist for, by default (`RecentReads`)."""
 
 
-class RecentReads:
-    """The rows each of the last `size` shortlists was built from (by scopes and limit), and the
-    shortlist: when a turn reads the very rows the last turn at its scopes read, it is given that
-    turn's shortlist, the same object, without building a record — and `store.memory.RecentTurns`,
-    finding the same shortlist, the same digest and block. Equal rows, compared in full, are the only
-    hit."""
-
-    __slots__ = ("_kept", "_size")
-
-    def __init__(self, size: int) -> None:
-        if size < 0:
-            msg = f"recent_reads cannot be negative, not {size}"
-            raise ValueError(msg)
-        self._size = size
-        self._kept: OrderedDict[tuple[tuple[str, ...], int], tuple[Sequence[Sequence[Any]], Shortlist]] = OrderedDict()
-
-    def same(self, asked: tuple[tuple[str, ...], int], rows: Sequence[Sequence[Any]]) -> Shortlist | None:
-        kept = self._kept.get(asked)
-        if kept is None or kept[0] != rows:
-            return None
-        self._kept.move_to_end(asked)
-        return kept[1]
-
-    def keep(self, asked: tuple[tuple[str, ...], int], rows: Sequence[Sequence[Any]], shortlist: Shortlist) -> None:
-        if self._size == 0:
-            return
-        self._kept[asked] = (rows, shortlist)
-        self._kept.move_to_end(asked)
-        if len(self._kept) > self._size:
-            self._kept.popitem(last=False)
+RecentReads = Recent[tuple[tuple[str, ...], int], Sequence[Sequence[Any]], Shortlist]
+"""The rows each of the last shortlists was built from (by scopes and limit), and the shortlist: when a
+turn reads the very rows the last turn at its scopes read, it is given that turn's shortlist, the same
+object, without building a record — and `store.memory.RecentTurns`, finding the same shortlist, the
+same digest and block. Equal rows, compared in full, are the only hit."""
 
 
 async def records_shortlisted(

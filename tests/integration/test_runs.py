@@ -273,3 +273,60 @@ async def test_a_note_from_an_agent_never_moves_a_person_even_when_it_races_past
     assert await people.find("ada") == ADA
     await people.note(Actor("ada", "hamburg", ("staff",)), signed_in=True)
     assert await people.find("ada") == Actor("ada", "hamburg", ("staff",))
+
+
+class EditedJournal:
+    """A journal whose stored text for a run can be edited between calls, as a replay after the run was
+    erased and begun again reads another text under the same run id."""
+
+    def __init__(self, journal: RunJournal) -> None:
+        self._journal = journal
+        self.checkpoint = journal.checkpoint
+        self.store_json = journal.store_json
+        self.edit: Callable[[str], str] = lambda text: text
+
+    async def stored_json(self, run_id: str, position: str) -> str | None:
+        stored = await self._journal.stored_json(run_id, position)
+        return None if stored is None else self.edit(stored)
+
+
+async def test_a_replay_of_an_unchanged_checkpoint_is_answered_with_the_answer_already_made(
+    engine: AsyncEngine,
+) -> None:
+    provider = SqlMemoryProvider(engine)
+    await provider.add([policy("units", "kilometres")])
+    keeping = MemoryRuns(MemoryConfig(provider=provider), RunJournal(engine), ConversationRegistry(engine))
+    forgetful = MemoryRuns(
+        MemoryConfig(provider=provider), RunJournal(engine), ConversationRegistry(engine), recent_answers=0
+    )
+
+    first = await keeping.begin_answered("run_1", actor=ADA, thread_id="thr_1", text="units")
+    replays = [await keeping.begin_answered("run_1", actor=ADA, thread_id="thr_1", text="") for _ in range(2)]
+    made_afresh = [await forgetful.begin_answered("run_1", actor=ADA, thread_id="thr_1", text="") for _ in range(2)]
+
+    assert replays[0] is replays[1], "the second replay reads the text the first one decoded"
+    assert made_afresh[0] is not made_afresh[1]
+    assert {first.answer, replays[1].answer, made_afresh[0].answer, made_afresh[1].answer} == {first.answer}
+    assert b'"text":"kilometres"' in first.answer
+    assert replays[1].recorded == first.recorded, "the run is decoded again once its answer is made"
+    with pytest.raises(RunActorMismatchError):
+        await keeping.begin_answered("run_1", actor=Actor("bob"), thread_id="thr_1", text="")
+
+
+async def test_a_replay_reading_another_text_than_the_last_is_answered_from_what_it_read(engine: AsyncEngine) -> None:
+    provider = SqlMemoryProvider(engine)
+    await provider.add([policy("units", "kilometres")])
+    journal = EditedJournal(RunJournal(engine))
+    runs = MemoryRuns(MemoryConfig(provider=provider), journal, ConversationRegistry(engine))
+    first = await runs.begin_answered("run_1", actor=ADA, thread_id="thr_1", text="units")
+    await runs.begin_answered("run_1", actor=ADA, thread_id="thr_1", text="")
+
+    journal.edit = lambda text: text.replace("kilometres", "miles")
+    edited = await runs.begin_answered("run_1", actor=ADA, thread_id="thr_1", text="")
+    journal.edit = lambda text: text.replace('"id":"ada"', '"id":"bob"').replace('"id": "ada"', '"id": "bob"')
+
+    assert b"miles" in edited.answer
+    assert b"kilometres" not in edited.answer
+    assert edited.answer == first.answer.replace(b"kilometres", b"miles")
+    with pytest.raises(RunActorMismatchError):
+        await runs.begin_answered("run_1", actor=ADA, thread_id="thr_1", text="")

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import litestar.connection.request
 import pytest
 from litestar import Litestar
 from litestar.routes import HTTPRoute
@@ -168,6 +169,27 @@ async def test_a_value_of_the_wrong_type_is_a_400_naming_its_field_on_every_json
             assert said["error"].startswith(expected), answered[-1]
             assert "data:" not in said["error"], answered[-1]
     assert len(answered) > 40
+
+
+async def test_a_body_is_decoded_once_and_its_handler_gets_the_strictly_decoded_value(
+    client: AsyncTestClient[Litestar], headers: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    decoded_again: list[bytes] = []
+    litestars_decode = litestar.connection.request.decode_json
+
+    def counted(value: bytes, *args: Any, **kwargs: Any) -> Any:
+        decoded_again.append(value)
+        return litestars_decode(value, *args, **kwargs)
+
+    monkeypatch.setattr(litestar.connection.request, "decode_json", counted)
+    answered = []
+    for route in await json_routes(client):
+        answer = await client.request(route.method, route.path, json=route.body, headers=headers)
+        answered.append((route.method, route.path, answer.status_code))
+    assert [a for a in answered if a[2] >= 500] == []
+    assert [a for a in answered if a[2] in {400, 415}] == []
+    assert len(answered) >= 6
+    assert decoded_again == []
 
 
 async def test_a_field_the_body_does_not_have_is_a_400_naming_it_on_every_json_route(

@@ -6,13 +6,12 @@ no browser credential is accepted. The runtime asserts the actor it runs for.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Annotated, Any
 
 import msgspec
 from litestar import Response, Router, delete, post
 from litestar.di import NamedDependency
-from litestar.enums import ScopeType
+from litestar.enums import MediaType, ScopeType
 from litestar.exceptions import NotAuthorizedException, ValidationException
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example, SecurityScheme
@@ -22,11 +21,10 @@ from litestar.types import ASGIApp, ExceptionHandlersMap, Receive, Scope, Send
 from store import Actor
 from store.domain.controls import MEMORY_PAUSED, WAITING_FOR_APPROVAL
 from store.domain.identifiers import MAX_ID_CHARS, id_problem
-from store.domain.wire import RememberWire, run_digest_wire
+from store.domain.wire import RememberWire
 from store.persistence import RunPrunedError, RunsOnAnotherThreadError
 from store.runs import (
     PersonInAnotherOrganisationError,
-    RecordedRun,
     RememberCallMismatchError,
     RunActorMismatchError,
     RunNotStartedError,
@@ -111,21 +109,6 @@ def _check_bearer(scope: Scope) -> None:
             detail="Agent calls need an Authorization: Bearer header with one of ONFILE_AGENT_TOKENS.",
             headers={"WWW-Authenticate": 'Bearer realm="onfile-agent"'},
         )
-
-
-def _recorded_out(run: RecordedRun) -> DigestOut:
-    """The recorded checkpoint as the API answers it: the recorded digest Struct itself, with its block."""
-    return run_digest_wire(run.digest, block=run.block, writable=run.writable, tools=_keys_sorted(run.tools))
-
-
-_sorted_encode = msgspec.json.Encoder(order="sorted").encode
-
-
-def _keys_sorted(tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The tools with their keys in one order whatever the storage did to them: PostgreSQL's jsonb
-    keeps keys in an order of its own, and a replay's answer must be byte-identical to the first."""
-    ordered: list[dict[str, Any]] = msgspec.json.decode(_sorted_encode(tools))
-    return ordered
 
 
 def _problem(error: Exception, status: int) -> Response[Any]:
@@ -252,18 +235,18 @@ async def run_digest(
     services: NamedDependency[Services],
     run_id: PathId,
     data: Annotated[DigestIn, Body(examples=[Example(summary="A turn", value=DIGEST_EXAMPLE)])],
-) -> Response[DigestOut]:
+) -> Response[DigestOut] | Response[bytes]:
     _addressed("runId", run_id)
     if not services.settings.memory_enabled:
         return Response(digest_off())
     actor = Actor(id=data.actor.id, tenant_ref=data.actor.tenant_ref, roles=tuple(data.actor.roles))
     try:
-        run = await services.runs.begin_recorded(run_id, actor=actor, thread_id=data.thread_id, text=data.text)
+        run = await services.runs.begin_answered(run_id, actor=actor, thread_id=data.thread_id, text=data.text)
     except (RunActorMismatchError, PersonInAnotherOrganisationError) as error:
         return _problem(error, 409)
     except RunPrunedError as error:
         return _problem(error, 410)
-    return Response(_recorded_out(run))
+    return Response(run.answer, media_type=MediaType.JSON)
 
 
 @post(

@@ -6,8 +6,9 @@ mistake, to be named, not guessed at. So before any handler that takes a JSON bo
 decoded with `msgspec.json.decode(body, type=<the handler's type>, strict=True)`, and a body that does
 not decode is refused (`RefusedBodyError`): 415 when it was not sent as JSON, otherwise 400 — empty,
 not JSON, a value of the wrong type, a field the type does not have or one it needs missing — naming
-the field by the path the client sent it under (`pinned`, `actor.roles[0]`). Litestar then converts
-the same bytes, which cannot come out any differently.
+the field by the path the client sent it under (`pinned`, `actor.roles[0]`). The decoded value is
+what the handler then gets: Litestar is handed it as the request's JSON and passes it through, so a
+body is decoded once.
 
 It runs in the application's `before_request`, for every route whose `data` is JSON, so a new route
 is held to it without saying so (`tests/web/test_strict_bodies.py` finds the routes in the OpenAPI
@@ -29,7 +30,8 @@ from litestar.exceptions import ClientException, HTTPException
 from litestar.handlers import BaseRouteHandler
 from litestar.params import BodyKwarg
 from litestar.status_codes import HTTP_413_REQUEST_ENTITY_TOO_LARGE, HTTP_415_UNSUPPORTED_MEDIA_TYPE
-from litestar.types import Scope
+from litestar.types import Empty, Scope
+from litestar.utils.scope.state import ScopeState
 
 from web.kit.api_errors import TOO_DEEP, problem_message
 
@@ -77,7 +79,16 @@ async def refuse_unfit_body(request: Request[Any, Any, State]) -> None:
     if media_type != RequestEncodingType.JSON:
         sent = f"this one came as {media_type}" if media_type else "this one had no Content-Type"
         raise RefusedBodyError(detail=f"{NOT_JSON_TYPE}; {sent}.", status_code=HTTP_415_UNSUPPORTED_MEDIA_TYPE)
-    decode_strictly(await request.body(), body_type)
+    _hand_to_handler(request, decode_strictly(await request.body(), body_type))
+
+
+def _hand_to_handler(request: Request[Any, Any, State], decoded: Any) -> None:
+    """Give Litestar the body decoded here as the request's JSON, so that it converts this value (a
+    value of the handler's type passes through as it is) instead of decoding the bytes again. Where
+    Litestar keeps no such place, it decodes them again, to the same value."""
+    state = ScopeState.from_scope(request.scope)
+    if getattr(state, "json", None) is Empty:
+        state.json = decoded
 
 
 def decode_strictly(body: bytes, body_type: Any) -> Any:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import hmac
 import re
 from collections.abc import Iterable, Sequence
+from typing import Any
 from urllib.parse import urlsplit
 
 from litestar import Request
+from litestar.connection import ASGIConnection
 from litestar.datastructures import State
 from litestar.exceptions import ValidationException
 from litestar.types import BeforeMessageSendHookHandler, Message, Scope
@@ -23,6 +25,7 @@ __all__ = (
     "content_security_policy",
     "csrf_refused",
     "refuse_control_characters",
+    "request_path",
     "safe_next_path",
     "security_headers",
     "security_headers_hook",
@@ -70,7 +73,7 @@ async def csrf_refused(request: Request[object, object, State], settings: Settin
     `csrf_token` field of a plain form. A request carrying no session cookie has no session to abuse:
     its handler answers that a login is needed.
     """
-    if request.method not in _UNSAFE or request.url.path.startswith(_BEARER_PREFIXES):
+    if request.method not in _UNSAFE or request_path(request).startswith(_BEARER_PREFIXES):
         return False
     session_id = request.cookies.get(SESSION_COOKIE)
     if not session_id:
@@ -95,11 +98,19 @@ def bearer_presented(headers: Iterable[tuple[bytes, bytes]], tokens: Sequence[st
     return scheme.lower() == "bearer" and bool(presented) and matched
 
 
+def request_path(request: ASGIConnection[Any, Any, Any, Any]) -> str:
+    """The path the request was addressed to, percent-decoded, under the application's root path: what
+    `request.url.path` says, without building the whole URL (the checks every request passes need only
+    this)."""
+    scope = request.scope
+    return scope.get("root_path", "") + scope["path"]
+
+
 def refuse_control_characters(request: Request[object, object, State]) -> None:
     """An address whose path decodes to a control character names nothing OnFile stores — and
     PostgreSQL cannot even compare a NUL — so it is refused as invalid input before any handler
     looks it up (a 400, in the shape the route answers invalid input with)."""
-    if _CONTROL.search(request.url.path):
+    if _CONTROL.search(request_path(request)):
         raise ValidationException(detail=CONTROL_IN_ADDRESS)
 
 
