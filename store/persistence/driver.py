@@ -24,10 +24,12 @@ to at most `INLINE_ROWS_AT_MOST` rows — a turn's read of its few memories (`sh
 write-ahead-logged database a reader takes no lock a writer holds, and the inline connection never
 waits: any error at all, a busy database included, drops it and the read takes the pooled path
 instead, which answers or fails exactly as the pooled path does. Writes never go inline (the inline
-connection is read-only): they keep their one writer at a time. A search, which may take long, never
-goes inline, and nothing inline may hold the loop for long whatever its plan: a statement still running
-after `INLINE_STEPS_AT_MOST` of SQLite's virtual-machine steps is interrupted, and runs again on the
-pooled connection's thread.
+connection is read-only): they keep their one writer at a time. Nothing inline may hold the loop for
+long whatever its plan: a statement still running after `INLINE_STEPS_AT_MOST` of SQLite's
+virtual-machine steps is interrupted, and runs again on the pooled connection's thread. A search, and
+the list of keys at a person's scopes a ranking reads, grow with what the person holds: they are tried
+inline on a far smaller budget (`searched_rows`), which a person with a few hundred memories stays
+within, and one with thousands leaves after about a millisecond, for the thread.
 """
 
 from __future__ import annotations
@@ -65,6 +67,7 @@ __all__ = (
     "point_rows",
     "rows_beside",
     "run_statement",
+    "searched_rows",
     "short_rows",
 )
 
@@ -77,6 +80,12 @@ INLINE_STEPS_AT_MOST = 200_000
 """SQLite virtual-machine steps after which an inline read is interrupted and run on the pooled
 connection's thread instead: a read of 201 records at three scopes takes about 5,000, and 200,000 are
 a few milliseconds of the loop at most — the bound on what an unexpected plan can cost it."""
+
+INLINE_SEARCH_STEPS_AT_MOST = 30_000
+"""The steps a search may take inline before it is interrupted and run on the pooled connection's
+thread (`searched_rows`): a turn's search of some forty memories takes about 6,500, and 30,000 are
+about a millisecond of the loop, the most a search of a person with thousands of memories spends
+there before it goes to the thread."""
 
 FAST_DRIVERS = frozenset({("sqlite", "aiosqlite"), ("postgresql", "asyncpg")})
 """The (dialect, driver) pairs `driver_rows` knows how to run on; any other takes SQLAlchemy's path."""
@@ -383,6 +392,22 @@ async def point_rows(engine: AsyncEngine, statement: Executable, values: Mapping
         return await run_statement(connection, statement, values)
 
 
+async def searched_rows(
+    connection: ReadConnection, statement: Executable, values: Mapping[str, Any]
+) -> Sequence[Sequence[Any]]:
+    """`run_statement` for a read whose size depends on how much a person holds (a search, the keys
+    at their scopes): on a connection borrowed from a SQLite file's engine, first inline for at most
+    `INLINE_SEARCH_STEPS_AT_MOST` steps — what the read takes for a person with a few hundred
+    memories — and, past that, on the pooled connection's thread from the start."""
+    inline = connection.inline if isinstance(connection, BorrowedConnection) else None
+    if inline is not None:
+        prepared = driver_statement(connection.dialect, statement)
+        rows = inline.rows(prepared.sql, prepared.parameters(values), steps=INLINE_SEARCH_STEPS_AT_MOST)
+        if rows is not None:
+            return rows
+    return await run_statement(connection, statement, values)
+
+
 async def short_rows(connection: ReadConnection, sql: str, params: Sequence[Any]) -> Sequence[Sequence[Any]]:
     """`driver_rows` for a read whose own LIMIT keeps it to at most `INLINE_ROWS_AT_MOST` rows: on a
     connection borrowed from a SQLite file's engine, inline on this thread (see the module's
@@ -422,14 +447,15 @@ class _InlineReaders:
         self._by_thread: dict[int, tuple[sqlite3.Connection, _StepBudget]] = {}
         self._lock = threading.Lock()
 
-    def rows(self, sql: str, params: Sequence[Any]) -> Sequence[Sequence[Any]] | None:
+    def rows(self, sql: str, params: Sequence[Any], *, steps: int | None = None) -> Sequence[Sequence[Any]] | None:
         """The rows, or None when the inline read could not answer (the caller reads pooled): it met
-        a lock or any other error (the connection is dropped), or ran past `INLINE_STEPS_AT_MOST`."""
+        a lock or any other error (the connection is dropped), or ran past `steps` steps
+        (`INLINE_STEPS_AT_MOST` unless said)."""
         thread = threading.get_ident()
         opened = self._by_thread.get(thread)
         try:
             connection, budget = self._open(thread) if opened is None else opened
-            budget.calls_left = INLINE_STEPS_AT_MOST // _STEPS_PER_CALL
+            budget.calls_left = (INLINE_STEPS_AT_MOST if steps is None else steps) // _STEPS_PER_CALL
             return connection.execute(sql, params).fetchall()
         except sqlite3.OperationalError as error:
             if str(error) != "interrupted":

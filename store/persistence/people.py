@@ -4,6 +4,7 @@ instead of typing one; the pages name people by these names."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
@@ -14,7 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.domain.finding import sought_person
 from store.domain.types import Actor
-from store.persistence.driver import run_statement
+from store.persistence.driver import point_rows, run_statement
 from store.persistence.engine import reading, writing
 from store.persistence.tables import KnownPersonRow, table_of
 from store.persistence.types import utc_now
@@ -23,6 +24,7 @@ __all__ = ("KnownPeople",)
 
 people = table_of(KnownPersonRow)
 _ACTOR_COLUMNS = select(people.c.id, people.c.tenant_ref, people.c.roles)
+_ACTOR_BY_ID = _ACTOR_COLUMNS.where(people.c.id == bindparam("id"))
 _NAMES_PER_STATEMENT = 500
 """Well below what either backend binds in one statement (SQLite 32,766 values, asyncpg 32,767)."""
 
@@ -113,9 +115,14 @@ class KnownPeople:
         return found[: max(limit, 0)]
 
     async def find(self, person: str) -> Actor | None:
-        """The person seen with the id `person`, as last seen, if they were."""
-        found = await self._actors(_ACTOR_COLUMNS.where(people.c.id == person))
-        return found[0] if found else None
+        """The person seen with the id `person`, as last seen, if they were: a lookup by key, which
+        a new run makes before anything else (`point_rows`: on a SQLite file, inline)."""
+        rows = await point_rows(self._engine, _ACTOR_BY_ID, {"id": person})
+        if not rows:
+            return None
+        [(id, tenant, roles)] = rows
+        listed = json.loads(roles) if isinstance(roles, str) else roles  # the driver's own value: JSON text
+        return Actor(id=id, tenant_ref=tenant, roles=tuple(listed or ()))
 
     async def names_of(self, ids: Iterable[str]) -> dict[str, str]:
         """The names of those of `ids` whose name is known, by id: everyone a page names, asked at once

@@ -21,7 +21,7 @@ from sqlalchemy import ColumnElement, Select, bindparam, case, func, null, or_, 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from store.domain.types import MemoryRecord
-from store.persistence.driver import ReadConnection, has_fast_driver, run_statement
+from store.persistence.driver import ReadConnection, has_fast_driver, searched_rows
 from store.persistence.memories import LIVE, MEMORY_COLUMNS, records_from_rows, records_from_sqlite_rows
 from store.persistence.tables import MemoryRow, table_of
 
@@ -47,7 +47,7 @@ async def recall_candidates(
     if not scopes:
         return [], [], []
     statement, params = candidates_statement(connection.dialect.name, scopes, embedder)
-    rows = await run_statement(connection, statement, params)
+    rows = await searched_rows(connection, statement, params)
     listed = [(row[0], bool(row[1])) for row in rows]
     keys = [row[0] for row in rows if row[2] is not None]
     vectors = [bytes(row[2]) for row in rows if row[2] is not None]
@@ -59,7 +59,7 @@ async def records_of_keys(connection: ReadConnection, scopes: Sequence[str], key
     if not scopes or not keys:
         return []
     statement, params = of_keys_statement(connection.dialect.name, scopes, keys)
-    rows = await run_statement(connection, statement, params)
+    rows = await searched_rows(connection, statement, params)
     if connection.dialect.name != "postgresql" and has_fast_driver(connection.dialect):
         return records_from_sqlite_rows(rows)
     return records_from_rows(rows)

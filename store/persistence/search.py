@@ -53,7 +53,7 @@ from sqlalchemy.types import Integer
 
 from store.domain.relevance import MAX_QUERY_WORDS, query_words
 from store.domain.types import MemoryRecord
-from store.persistence.driver import ReadConnection, has_fast_driver, run_statement
+from store.persistence.driver import ReadConnection, has_fast_driver, run_statement, searched_rows
 from store.persistence.memories import LIVE, MEMORY_COLUMNS, records_from_rows, records_from_sqlite_rows
 from store.persistence.search_index import bm25_matches, terms_parameter
 from store.persistence.tables import MemoryRow, table_of
@@ -130,7 +130,7 @@ async def _run_search(
     connection: ReadConnection, statement: Select[tuple[object, ...]], params: dict[str, object]
 ) -> Sequence[Sequence[object]]:
     if connection.dialect.name != "postgresql":
-        return await run_statement(connection, statement, params)
+        return await searched_rows(connection, statement, params)
     # asyncpg prepares statements, and after five runs PostgreSQL may settle on one generic plan,
     # made without knowing the scopes or the terms; for this query it is several times slower than
     # the plan made for them. So the search alone is planned afresh each time (reads run outside a

@@ -128,6 +128,48 @@ async def test_a_read_of_twenty_thousand_rows_goes_through_the_thread_and_the_lo
     assert ticks > 1, "the event loop stood still while twenty thousand rows were read"
 
 
+async def test_a_ranked_turn_over_a_few_dozen_memories_takes_no_trip_to_the_thread_and_ranks_as_the_thread_does(
+    sqlite_file: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    provider = SqlMemoryProvider(sqlite_file)
+    await provider.add(_memories(60))
+    trips = ThreadTrips(monkeypatch)
+
+    inline = await provider.recall(scopes=SCOPES, query="fact 12 or fact 40", limit=5, ctx=ctx())
+    inline_trips = trips.count
+    monkeypatch.setattr(driver_module, "INLINE_SEARCH_STEPS_AT_MOST", 0)
+    pooled = await provider.recall(scopes=SCOPES, query="fact 12 or fact 40", limit=5, ctx=ctx())
+
+    assert inline.ranked
+    assert inline_trips == 0
+    assert trips.count >= 2, "the keys at the scopes and the search went to the thread"
+    assert inline == pooled
+
+
+async def test_a_ranked_turn_over_twenty_thousand_memories_searches_on_the_thread_and_the_loop_runs_meanwhile(
+    sqlite_file: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    provider = SqlMemoryProvider(sqlite_file)
+    await provider.add(_memories(20_000))
+    trips = ThreadTrips(monkeypatch)
+    ticks = 0
+
+    async def tick_until(task: asyncio.Task[Any]) -> None:
+        nonlocal ticks
+        while not task.done():
+            ticks += 1
+            await asyncio.sleep(0)
+
+    recalling = asyncio.create_task(provider.recall(scopes=SCOPES, query="fact 12", limit=20, ctx=ctx()))
+    await tick_until(recalling)
+
+    recalled = await recalling
+    assert recalled.ranked
+    assert "fact 12" in [record.text for record in recalled.records]
+    assert trips.count >= 2, "the keys at the scopes and the search went to the thread"
+    assert ticks > 2, "the event loop stood still while twenty thousand memories were searched"
+
+
 async def test_a_limited_read_of_more_rows_than_the_inline_bound_goes_through_the_thread(
     sqlite_file: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
