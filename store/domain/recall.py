@@ -25,7 +25,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-__all__ = ("RANKING_WINDOW", "RRF_K", "STOP_WORDS", "content_words", "fuse_rankings", "listed_keys")
+from store.domain.scopes import scope_ranks
+from store.domain.types import MemoryRecord
+
+__all__ = (
+    "RANKING_WINDOW",
+    "RRF_K",
+    "STOP_WORDS",
+    "content_words",
+    "fuse_rankings",
+    "listed_keys",
+    "listed_rows",
+)
 
 RRF_K = 60
 """The fusion's damping constant: the usual choice, under which the first place of one ranking is
@@ -74,6 +85,16 @@ def listed_keys(rows: Iterable[tuple[str, bool]]) -> tuple[list[str], list[str]]
     belongs to the question, not to the record that answers it."""
     held = rows if isinstance(rows, list) else list(rows)
     return list(dict.fromkeys([key for key, _ in held])), list(dict.fromkeys([key for key, on in held if on]))
+
+
+def listed_rows(records: Iterable[MemoryRecord], scopes: Sequence[str]) -> list[tuple[str, bool]]:
+    """`(key, pinned)` of `records` (every record at `scopes`) in the order `listed_keys` reads: narrowest
+    scope first, newest first, then by key — what a database's read of them in that order gives."""
+    ranks = scope_ranks(scopes)
+    ordered = sorted(records, key=lambda record: record.key)
+    ordered.sort(key=lambda record: record.updated_at, reverse=True)  # a stable sort: equal times keep key order
+    ordered.sort(key=lambda record: ranks[record.scope])
+    return [(record.key, record.pinned) for record in ordered]
 
 
 def fuse_rankings(rankings: Sequence[Sequence[str]], listed: Sequence[str], limit: int) -> list[str]:

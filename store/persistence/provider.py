@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from store.domain.expiry import concluded_expiry, expiry_basis
 from store.domain.paging import RecordsAsk, RecordsMatching, RecordsPage
-from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys
+from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys, listed_rows
 from store.domain.recent import Recent
 from store.domain.scopes import own_scope, scope_ranks
 from store.domain.types import Actor, MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
@@ -370,7 +370,10 @@ class SqlMemoryProvider:
         """Everything at `scopes` when its keys fit under `limit` (read in one statement that stops
         past `limit` keys' worth of rows); otherwise the hybrid ranking of `RecallingMemoryProvider`:
         the candidates' keys, pins and vectors, the lexical ranking, fused, then the chosen keys'
-        records — best key first, narrowest scope first within a key."""
+        records — best key first, narrowest scope first within a key. When that first read held every
+        record (more keys than `limit`, but no more rows than `limit` keys' worth), the candidates'
+        keys and pins and the chosen records are taken from it; only the search and, with an
+        embedder, the vectors are read again."""
         distinct = tuple(dict.fromkeys(scopes))
         if not distinct:
             return Recall(records=(), ranked=False)
@@ -378,10 +381,13 @@ class SqlMemoryProvider:
             few = await records_at_scopes_up_to(connection, distinct, max(limit, 0) * len(distinct))
         if few is not None and len({record.key for record in few}) <= limit:
             return Recall(records=tuple(few), ranked=False)
-        chosen, pinned, keys = await self._ranking(distinct, query, limit)
+        chosen, pinned, keys = await self._ranking(distinct, query, limit, every=few)
         order = {key: n for n, key in enumerate(dict.fromkeys([*chosen, *pinned]))}
-        async with borrowed_reading(self._engine) as connection:
-            found = await records_of_keys(connection, distinct, builtins.list(order))
+        if few is not None:
+            found = [record for record in few if record.key in order]
+        else:
+            async with borrowed_reading(self._engine) as connection:
+                found = await records_of_keys(connection, distinct, builtins.list(order))
         ranks = scope_ranks(distinct)
         found.sort(key=lambda record: (order[record.key], ranks[record.scope]))
         return Recall(records=tuple(found), ranked=True, keys=keys, pinned_keys=len(pinned))
@@ -395,15 +401,23 @@ class SqlMemoryProvider:
         return (await self._ranking(distinct, query, limit))[0] if distinct else []
 
     async def _ranking(
-        self, scopes: tuple[str, ...], query: str, limit: int
+        self, scopes: tuple[str, ...], query: str, limit: int, *, every: Sequence[MemoryRecord] | None = None
     ) -> tuple[builtins.list[str], builtins.list[str], int]:
-        """The fused ranking's best `limit` keys at `scopes`, the keys pinned there, and how many keys apply."""
+        """The fused ranking's best `limit` keys at `scopes`, the keys pinned there, and how many keys
+        apply. `every`, when given, is every record at `scopes`: with no vector to compare, the
+        candidates are taken from it instead of read."""
         words = content_words(query_words(query))
         wanted = await self._query_vector(query)
         window = max(RANKING_WINDOW, limit)
         embedder = None if wanted is None or self._embedder is None else self._embedder.name
         async with borrowed_reading(self._engine) as connection:
-            rows, vector_keys, vectors = await recall_candidates(connection, scopes, embedder)
+            rows: builtins.list[tuple[str, bool]]
+            vector_keys: builtins.list[str] = []
+            vectors: builtins.list[bytes] = []
+            if every is not None and embedder is None:
+                rows = listed_rows(every, scopes)
+            else:
+                rows, vector_keys, vectors = await recall_candidates(connection, scopes, embedder)
             lexical = await keys_by_relevance(connection, scopes=scopes, words=words, limit=window)
         listed, pinned = listed_keys(rows)
         semantic = [] if wanted is None else nearest_keys(wanted, vector_keys, vectors, window)

@@ -5,16 +5,21 @@ the same fusion and fill."""
 from __future__ import annotations
 
 import random
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import pytest
 
 from store.domain.types import MemoryRecord
-from store.embedding import DEFAULT_EMBEDDER
+from store.embedding import DEFAULT_EMBEDDER, Embedder
 from store.in_memory import InMemoryMemoryProvider
 from store.persistence import open_engine
+from store.persistence import provider as provider_module
 from store.persistence.provider import SqlMemoryProvider
 from tests.builders import UNRELATED_FACTS
 from tests.integration.builders import ADA, ctx, keys_in_order, make_record, scopes_of
+
+T = TypeVar("T")
 
 TURNS = [
     "how far away is the depot?",
@@ -68,3 +73,39 @@ async def test_sqlite_recalls_what_the_reference_recalls(sqlite_database_url: st
             assert {r.id for r in found.records} == {r.id for r in expected.records}
     finally:
         await engine.dispose()
+
+
+@pytest.mark.parametrize("embedder", [None, DEFAULT_EMBEDDER], ids=["words alone", "words and meaning"])
+async def test_a_person_whose_every_memory_one_read_holds_recalls_what_the_reference_recalls(
+    sqlite_database_url: str, embedder: Embedder | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limit = 20
+    at_ada = [r for r in _records() if r.scope in scopes_of(ADA)][: limit * len(scopes_of(ADA)) - 5]
+    reference = InMemoryMemoryProvider(at_ada, embedder=embedder)
+    engine = open_engine(sqlite_database_url)
+    candidates_read = []
+    monkeypatch.setattr(
+        provider_module, "recall_candidates", _counted(provider_module.recall_candidates, candidates_read)
+    )
+    try:
+        sql = SqlMemoryProvider(engine, embedder=embedder)
+        await sql.add(at_ada)
+        for turn in TURNS:
+            expected = await reference.recall(scopes=scopes_of(ADA), query=turn, limit=limit, ctx=ctx())
+            found = await sql.recall(scopes=scopes_of(ADA), query=turn, limit=limit, ctx=ctx())
+
+            assert found.ranked, "more keys apply than the block holds"
+            assert keys_in_order(found.records) == keys_in_order(expected.records), turn
+            assert (found.keys, found.pinned_keys) == (expected.keys, expected.pinned_keys)
+            assert [r.id for r in found.records] == [r.id for r in expected.records]
+    finally:
+        await engine.dispose()
+    assert bool(candidates_read) == (embedder is not None), "with no vector to compare, the candidates are not read"
+
+
+def _counted(read: Callable[..., Awaitable[T]], calls: list[object]) -> Callable[..., Awaitable[T]]:
+    async def counted(*args: object, **kwargs: object) -> T:
+        calls.append(args)
+        return await read(*args, **kwargs)
+
+    return counted

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from store.domain.recall import RRF_K, content_words, fuse_rankings, listed_keys
+from store.domain.recall import RRF_K, content_words, fuse_rankings, listed_keys, listed_rows
+from tests.builders import make_record
 
 LISTED = ["a", "b", "c", "d", "e"]
 
@@ -79,3 +80,31 @@ def test_the_ranking_by_words_is_asked_with_content_words_only(
     words: tuple[str, ...], expected: tuple[str, ...]
 ) -> None:
     assert content_words(words) == expected
+
+
+@pytest.mark.parametrize(
+    ("held", "expected"),
+    [
+        # narrowest scope first, whatever the age
+        ([("b", "global", 0), ("a", "actor:ada", 5)], [("a", False), ("b", False)]),
+        # within a scope, newest first
+        ([("a", "tenant:berlin", 3), ("b", "tenant:berlin", 1)], [("b", False), ("a", False)]),
+        # the same moment: by key
+        ([("c", "global", 2), ("a", "global", 2), ("b", "global", 2)], [("a", False), ("b", False), ("c", False)]),
+        # a key held at two scopes is listed at both places, its narrowest first
+        ([("k", "global", 0), ("k", "actor:ada", 9)], [("k", False), ("k", False)]),
+        ([], []),
+    ],
+)
+def test_records_are_listed_narrowest_scope_first_then_newest_then_by_key(
+    held: list[tuple[str, str, float]], expected: list[tuple[str, bool]]
+) -> None:
+    records = [make_record(key, "a fact", scope, age_days=age) for key, scope, age in held]
+
+    assert listed_rows(records, ["actor:ada", "tenant:berlin", "global"]) == expected
+
+
+def test_a_listed_row_carries_its_record_s_pin() -> None:
+    records = [make_record("a", scope="global", pinned=True), make_record("b", scope="actor:ada")]
+
+    assert listed_rows(records, ["actor:ada", "global"]) == [("b", False), ("a", True)]
