@@ -348,3 +348,52 @@ async def test_a_remember_on_sqlite_is_three_round_trips_and_stores_what_it_answ
     assert [r.text for r in await provider.list(scopes=["actor:ada"], ctx=ScopeContext(ada))] == ["short answers"]
     again = await memory_runs.remember("run_1", call_id="call_1", key="tone", fact="short answers")
     assert again == outcome
+
+
+class WriteInterruptedError(Exception):
+    """Something failed after the writes of a transaction, before its commit."""
+
+
+async def test_a_new_runs_writes_on_the_driver_roll_back_with_their_transaction_on_every_backend(
+    engine: AsyncEngine,
+) -> None:
+    journal, registry, seen = RunJournal(engine), ConversationRegistry(engine), KnownPeople(engine)
+    ada = Actor("ada", "berlin")
+
+    async def alongside_then_fail() -> None:
+        await registry.register_run("run_1", "thr_1", ada.id)
+        await seen.note(ada)
+        raise WriteInterruptedError
+
+    with pytest.raises(WriteInterruptedError):
+        await journal.store_json(
+            "run_1", "memory:digest", '{"first": true}', actor_id="ada", alongside=alongside_then_fail
+        )
+
+    assert await journal.stored_json("run_1", "memory:digest") is None
+    assert await seen.find("ada") is None
+    assert await registry.erase_actor("ada") == 0, "neither the run nor its thread"
+
+    async def alongside() -> None:
+        await registry.register_run("run_1", "thr_1", ada.id)
+        await seen.note(ada)
+
+    won, _ = await journal.store_json("run_1", "memory:digest", "{}", actor_id="ada", alongside=alongside)
+    assert won
+    assert await seen.find("ada") == ada
+    assert await registry.erase_actor("ada") == 2  # the run and its thread
+
+
+async def test_a_statement_run_first_on_the_driver_inside_a_transaction_is_part_of_it(engine: AsyncEngine) -> None:
+    values = {"id": "ada", "tenant_ref": "berlin", "roles": "[]", "last_seen_at": T0, "name": None}
+    insert = people.insert().values({name: bindparam(name) for name in values})
+
+    async def insert_then_fail() -> None:
+        async with writing(engine) as connection:
+            await run_statement(connection, insert, values)
+            raise WriteInterruptedError
+
+    with pytest.raises(WriteInterruptedError):
+        await insert_then_fail()
+
+    assert await KnownPeople(engine).find("ada") is None
