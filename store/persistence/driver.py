@@ -51,7 +51,14 @@ from sqlalchemy.sql import ClauseElement, Executable
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.util import greenlet_spawn
 
-from store.persistence.engine import AnchorRefusedError, defer_statement, reading, run_statements, settle_anchor
+from store.persistence.engine import (
+    AnchorRefusedError,
+    defer_statement,
+    provide_ln,
+    reading,
+    run_statements,
+    settle_anchor,
+)
 
 __all__ = (
     "FAST_DRIVERS",
@@ -470,6 +477,7 @@ class _InlineReaders:
         connection = sqlite3.connect(self._uri, uri=True, timeout=0, isolation_level=None, check_same_thread=False)
         try:
             connection.execute("PRAGMA query_only = ON")
+            provide_ln(connection, connection.cursor())  # the search's idf, where SQLite lacks it
         except sqlite3.Error:
             connection.close()
             raise

@@ -36,6 +36,7 @@ from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.util import await_
 
+from store.persistence.one_trip import one_trip_dbapi
 from store.persistence.wal import SAFETY_NET_PAGES, BackgroundCheckpoints
 
 __all__ = (
@@ -117,6 +118,8 @@ def open_engine(database_url: str, **engine_options: Any) -> AsyncEngine:
     else:
         engine_options.pop("pool_size", None)
         engine_options.pop("max_overflow", None)
+    if (url.get_backend_name(), url.get_driver_name()) == ("sqlite", "aiosqlite"):
+        engine_options.setdefault("module", one_trip_dbapi())  # a statement in one trip to its thread
     engine = create_async_engine(url, **engine_options)
     if engine.dialect.name == "sqlite":
         _production_sqlite(engine)

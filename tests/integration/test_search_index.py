@@ -21,6 +21,7 @@ from store import MemoryOrigin, MemoryRecord, ScopeContext
 from store.domain.types import Actor
 from store.in_memory import InMemoryMemoryProvider
 from store.persistence import SqlMemoryProvider, open_engine
+from store.persistence import driver as driver_module
 from store.persistence.engine import natural_log, provide_ln
 from store.persistence.search import query_words, relevance_statement
 from store.persistence.search_index import index_totals
@@ -220,7 +221,10 @@ async def test_a_write_and_a_forget_do_the_same_work_however_large_the_store(
 QUERIES = ["invoice report", "pallet pallet depot", "forecast w17x budget", "driver and the shift", "nothing"]
 
 
-async def test_a_sqlite_without_ln_ranks_with_onfile_s_own_exactly_as_the_reference(sqlite_database_url: str) -> None:
+async def test_a_sqlite_without_ln_ranks_with_onfile_s_own_exactly_as_the_reference(
+    sqlite_database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(driver_module, "_inline_readers", lambda _engine: None)  # every search on a pooled connection
     engine = open_engine(sqlite_database_url)
     calls = []
 
@@ -247,6 +251,35 @@ async def test_a_sqlite_without_ln_ranks_with_onfile_s_own_exactly_as_the_refere
         await engine.dispose()
 
     assert calls, "the search took its logarithms from the registered function"
+
+
+async def test_a_search_run_inline_is_given_onfile_s_ln_where_sqlite_lacks_one(
+    sqlite_database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[object] = []
+
+    def lacking(dbapi_connection: Any, cursor: Any) -> bool:
+        asked.append(dbapi_connection)
+        dbapi_connection.create_function("ln", 1, natural_log, deterministic=True)
+        return True
+
+    monkeypatch.setattr(driver_module, "provide_ln", lacking)
+    engine = open_engine(sqlite_database_url)
+    stored = records(40)
+    provider = SqlMemoryProvider(engine)
+    try:
+        await provider.add(stored)
+        person = PEOPLE[0]
+        scopes = [f"actor:{person.id}", f"tenant:{person.tenant_ref}", "global"]
+        found = await provider.search(scopes=scopes, query="invoice report", limit=5, ctx=ScopeContext(person))
+        expected = await InMemoryMemoryProvider(stored).search(
+            scopes=scopes, query="invoice report", limit=5, ctx=ScopeContext(person)
+        )
+    finally:
+        await engine.dispose()
+
+    assert [r.id for r in found] == [r.id for r in expected]
+    assert any(isinstance(connection, sqlite3.Connection) for connection in asked), "the inline reader was given ln"
 
 
 @pytest.mark.parametrize(
