@@ -26,6 +26,8 @@ Refusals: 403 for a memory held at a wider scope, 404 for anything the person ca
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Annotated
@@ -61,7 +63,7 @@ from web.me.listing import (
     select_entries,
     selection_of,
 )
-from web.me.on_file import OnFile, on_file, on_file_of_ids, resolving_origins
+from web.me.on_file import HasRecord, OnFile, on_file, on_file_of_ids, resolving_origins
 from web.me.undo import NOTICES, RestoreOutcome, restore_forgotten, undo_token
 from web.me.views import (
     EntryView,
@@ -138,12 +140,15 @@ async def memories(
     target = request.htmx.target if request.htmx and not request.htmx.history_restore_request else None
     now = _now()
     notice = None if target else NOTICES.read(visit.services, visit.viewer, request.cookies.get(NOTICES.name), now)
-    view = await listing_page(visit, query, now, notice)
     if target is None:
+        # the whole page also shows the person's controls, read beside the list
+        view, controls = await asyncio.gather(
+            listing_page(visit, query, now, notice), controls_view(visit.services, visit.viewer)
+        )
         cookies = [NOTICES.cleared()] if NOTICES.name in request.cookies else []
-        controls = await controls_view(visit.services, visit.viewer)
         context = {"page": view, "controls": controls}
         return Template("me/index.html", context=context, headers=_HEADERS, cookies=cookies)
+    view = await listing_page(visit, query, now, notice)
     # A page number or a date followed moves the focus to the page's first entry; typing in the search does not.
     if (request.htmx.trigger or "").startswith(("page-", "date-")):
         return Template("me/_paged.html", context={"page": view, "focus_first": True}, headers=_HEADERS)
@@ -370,22 +375,34 @@ async def _worded(
     origin read them already; otherwise the registry is asked about the shown entries' only."""
     area_href = "/admin" if visit.elevation.administers else "/support/preview" if visit.elevation.may_preview else ""
     shown = selection.shown()
-    usage = await usage_views(visit, [e.record.id for e in shown], now)
+    ids = [e.record.id for e in shown]
+    # four questions about the shown entries, none waiting for another's answer: asked at once
+    usage, resolving, names, expiries = await asyncio.gather(
+        usage_views(visit, ids, now),
+        _resolving(visit, shown, every),
+        visit.services.people.names_of(stated_by(shown, visit.viewer.actor)),
+        visit.services.expiry.expiries(visit.viewer.actor, ids),
+    )
     return memories_page(
         selection,
         visit.viewer.actor,
-        resolving=every if every is not None else await resolving_origins(visit.services, shown),
+        resolving=resolving,
         now=now,
         conversation_url=visit.services.settings.conversation_url,
         viewer_name=visit.viewer.name,
         csrf_token=visit.viewer.csrf_token,
-        names=await visit.services.people.names_of(stated_by(shown, visit.viewer.actor)),
+        names=names,
         notice=notice,
         promotion_targets=_promotion_targets(visit.viewer, visit.elevation),
         area_href=area_href,
         usage=usage,
-        expiries=await visit.services.expiry.expiries(visit.viewer.actor, [e.record.id for e in shown]),
+        expiries=expiries,
     )
+
+
+async def _resolving(visit: Visit, shown: Sequence[HasRecord], every: frozenset[Origin] | None) -> frozenset[Origin]:
+    """`every` when a filter by origin read them already; otherwise the shown entries' origins, asked."""
+    return every if every is not None else await resolving_origins(visit.services, shown)
 
 
 async def usage_views(visit: Visit, memory_ids: list[str], now: datetime) -> dict[str, UsageView]:
