@@ -47,7 +47,7 @@ from sqlalchemy import event, exc
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.pool import PoolProxiedConnection, QueuePool
-from sqlalchemy.sql import ClauseElement, Executable
+from sqlalchemy.sql import ClauseElement, Executable, Select
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.util import greenlet_spawn
 
@@ -65,6 +65,7 @@ __all__ = (
     "BorrowedConnection",
     "DriverStatement",
     "ReadConnection",
+    "as_results",
     "borrowed_reading",
     "driver_rows",
     "driver_statement",
@@ -327,6 +328,23 @@ def driver_statement(dialect: Dialect, statement: Executable) -> DriverStatement
     made = DriverStatement(compiled.string, names, literals, processors)
     _compiled[shape] = (statement, made)  # the statement is kept, so its id is never reused
     return made
+
+
+def as_results(dialect: Dialect, statement: Select[Any], row: Sequence[Any]) -> list[Any]:
+    """A driver's row of `statement` (built once) with each value as SQLAlchemy's result would give
+    it: through its column's type (on SQLite, a time's ISO text read as an aware datetime and a JSON
+    column's text decoded; asyncpg's values mostly need nothing)."""
+    shape = (id(statement), dialect.name, dialect.driver)
+    found = _results.get(shape)
+    if found is None or found[0] is not statement:
+        processors = tuple(
+            column.type.dialect_impl(dialect).result_processor(dialect, None) for column in statement.selected_columns
+        )
+        found = _results[shape] = (statement, processors)
+    return [value if process is None else process(value) for value, process in zip(row, found[1], strict=True)]
+
+
+_results: dict[tuple[int, str, str], tuple[Select[Any], tuple[Callable[[Any], Any] | None, ...]]] = {}
 
 
 async def run_statement(

@@ -16,16 +16,20 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import bindparam, delete, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from store.persistence.engine import reading, writing
+from store.persistence.driver import as_results, point_rows
+from store.persistence.engine import writing
 from store.persistence.tables import DashboardSessionRow, table_of
 from store.persistence.types import utc_now
 
 __all__ = ("DashboardSession", "DashboardSessions")
 
 sessions = table_of(DashboardSessionRow)
+_LIVE = select(sessions.c.data, sessions.c.created_at, sessions.c.last_seen_at, sessions.c.expires_at).where(
+    sessions.c.id == bindparam("id"), sessions.c.expires_at > bindparam("now")
+)
 
 
 def _stored(id: str) -> str:
@@ -71,13 +75,13 @@ class DashboardSessions:
         return session
 
     async def get(self, id: str) -> DashboardSession | None:
-        """The live session `id`, or None when there is none or it has expired."""
-        statement = select(
-            sessions.c.data, sessions.c.created_at, sessions.c.last_seen_at, sessions.c.expires_at
-        ).where(sessions.c.id == _stored(id), sessions.c.expires_at > self._clock())
-        async with reading(self._engine) as connection:
-            row = (await connection.execute(statement)).first()
-        return None if row is None else DashboardSession(id, *row)
+        """The live session `id`, or None when there is none or it has expired: a lookup by key, which
+        every page makes first (`point_rows`: on a SQLite file, inline)."""
+        rows = await point_rows(self._engine, _LIVE, {"id": _stored(id), "now": self._clock()})
+        if not rows:
+            return None
+        data, created_at, last_seen_at, expires_at = as_results(self._engine.dialect, _LIVE, rows[0])
+        return DashboardSession(id, data, created_at, last_seen_at, expires_at)
 
     async def touch(self, id: str, *, ttl: timedelta, data: Any = None) -> bool:
         """Mark a live session seen now and push its expiry to `ttl` from now (replacing its data when
