@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from datetime import timedelta
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
@@ -42,6 +43,7 @@ def _doc(text: str) -> dict[str, str]:
     return {"doc": text}
 
 
+@lru_cache(maxsize=16)
 def _token_list(tokens: str) -> tuple[str, ...]:
     return tuple(t.strip() for t in tokens.split(",") if t.strip())
 

@@ -34,7 +34,8 @@ def id_problem(name: str, value: str, *, in_address: bool = False) -> str | None
         return f"{name} is empty; give an id of 1 to {MAX_ID_CHARS} characters."
     if len(value) > MAX_ID_CHARS:
         return f"{name} is {len(value)} characters long; the limit is {MAX_ID_CHARS}."
-    for character in value:
+    plain = value.isascii() and value.isprintable()  # letters, digits, punctuation and spaces only
+    for character in "" if plain else value:
         if unicodedata.category(character) in _INVISIBLE:
             return (
                 f"{name} contains an invisible or control character (U+{ord(character):04X}); "

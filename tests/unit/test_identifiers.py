@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 import pytest
 
 from store.domain.identifiers import MAX_ID_CHARS, id_problem
@@ -55,3 +57,10 @@ def test_anything_else_is_refused_with_a_sentence_naming_the_field(value: str, s
 
 def test_a_slash_is_fine_in_an_id_that_never_goes_into_an_address() -> None:
     assert id_problem("actor.id", "dept/ada") is None
+
+
+@pytest.mark.parametrize("code", range(128))
+def test_every_ascii_character_is_judged_as_its_unicode_category_says(code: int) -> None:
+    invisible = unicodedata.category(chr(code)) in {"Cc", "Cf", "Cs", "Zl", "Zp"}
+
+    assert (id_problem("runId", f"a{chr(code)}b") is not None) == invisible
