@@ -26,10 +26,10 @@ waits: any error at all, a busy database included, drops it and the read takes t
 instead, which answers or fails exactly as the pooled path does. Writes never go inline (the inline
 connection is read-only): they keep their one writer at a time. Nothing inline may hold the loop for
 long whatever its plan: a statement still running after `INLINE_STEPS_AT_MOST` of SQLite's
-virtual-machine steps is interrupted, and runs again on the pooled connection's thread. A search, and
-the list of keys at a person's scopes a ranking reads, grow with what the person holds: they are tried
-inline on a far smaller budget (`searched_rows`), which a person with a few hundred memories stays
-within, and one with thousands leaves after about a millisecond, for the thread.
+virtual-machine steps is interrupted, and runs again on the pooled connection's thread. A search grows
+with what the person holds: it runs inline only for a person the turn's first read found to hold at
+most `WHOLE_LIST_AT_MOST` (200) memories at their scopes, on a far smaller budget (`searched_rows`);
+anyone else's goes to the thread from the start.
 """
 
 from __future__ import annotations
@@ -91,9 +91,8 @@ a few milliseconds of the loop at most — the bound on what an unexpected plan 
 
 INLINE_SEARCH_STEPS_AT_MOST = 30_000
 """The steps a search may take inline before it is interrupted and run on the pooled connection's
-thread (`searched_rows`): a turn's search of some forty memories takes about 6,500, and 30,000 are
-about a millisecond of the loop, the most a search of a person with thousands of memories spends
-there before it goes to the thread."""
+thread (`searched_rows`): a turn's search of some forty memories takes about 6,500, one of two
+hundred about 30,000; past that, about a millisecond of the loop at most."""
 
 FAST_DRIVERS = frozenset({("sqlite", "aiosqlite"), ("postgresql", "asyncpg")})
 """The (dialect, driver) pairs `driver_rows` knows how to run on; any other takes SQLAlchemy's path."""
@@ -418,16 +417,16 @@ async def point_rows(engine: AsyncEngine, statement: Executable, values: Mapping
 
 
 async def searched_rows(
-    connection: ReadConnection, statement: Executable, values: Mapping[str, Any]
+    connection: ReadConnection, statement: Executable, values: Mapping[str, Any], *, inline: bool
 ) -> Sequence[Sequence[Any]]:
     """`run_statement` for a read whose size depends on how much a person holds (a search, the keys
-    at their scopes): on a connection borrowed from a SQLite file's engine, first inline for at most
-    `INLINE_SEARCH_STEPS_AT_MOST` steps — what the read takes for a person with a few hundred
-    memories — and, past that, on the pooled connection's thread from the start."""
-    inline = connection.inline if isinstance(connection, BorrowedConnection) else None
-    if inline is not None:
+    at their scopes), `inline` when the caller knows the person holds few memories at those scopes:
+    then, on a connection borrowed from a SQLite file's engine, it runs inline first, for at most
+    `INLINE_SEARCH_STEPS_AT_MOST` steps, and on the pooled connection's thread past that."""
+    reader = connection.inline if inline and isinstance(connection, BorrowedConnection) else None
+    if reader is not None:
         prepared = driver_statement(connection.dialect, statement)
-        rows = inline.rows(prepared.sql, prepared.parameters(values), steps=INLINE_SEARCH_STEPS_AT_MOST)
+        rows = reader.rows(prepared.sql, prepared.parameters(values), steps=INLINE_SEARCH_STEPS_AT_MOST)
         if rows is not None:
             return rows
     return await run_statement(connection, statement, values)

@@ -60,7 +60,7 @@ from store.persistence.memories import (
 )
 from store.persistence.recall import recall_candidates, records_of_keys, store_vectors, texts_to_embed, vectors_to_make
 from store.persistence.search import keys_by_relevance, query_words, records_by_relevance
-from store.persistence.shortlist import RECENT_READS, RecentReads, records_shortlisted
+from store.persistence.shortlist import RECENT_READS, WHOLE_LIST_AT_MOST, RecentReads, records_shortlisted
 from store.persistence.types import utc_now
 from store.provider import Recall, WriteRefusedError
 
@@ -368,17 +368,18 @@ class SqlMemoryProvider:
 
     async def recall(self, *, scopes: Sequence[str], query: str, limit: int, ctx: ScopeContext) -> Recall:
         """Everything at `scopes` when its keys fit under `limit` (read in one statement that stops
-        past `limit` keys' worth of rows); otherwise the hybrid ranking of `RecallingMemoryProvider`:
-        the candidates' keys, pins and vectors, the lexical ranking, fused, then the chosen keys'
-        records — best key first, narrowest scope first within a key. When that first read held every
-        record (more keys than `limit`, but no more rows than `limit` keys' worth), the candidates'
-        keys and pins and the chosen records are taken from it; only the search and, with an
-        embedder, the vectors are read again."""
+        past `limit` keys' worth of rows, or `WHOLE_LIST_AT_MOST`); otherwise the hybrid ranking of
+        `RecallingMemoryProvider`: the candidates' keys, pins and vectors, the lexical ranking, fused,
+        then the chosen keys' records — best key first, narrowest scope first within a key. When that
+        first read held every record, the candidates' keys and pins and the chosen records are taken
+        from it (only the search and, with an embedder, the vectors are read again), and on a SQLite
+        file those reads run inline (`store.persistence.driver.searched_rows`)."""
         distinct = tuple(dict.fromkeys(scopes))
         if not distinct:
             return Recall(records=(), ranked=False)
+        most = max(max(limit, 0) * len(distinct), WHOLE_LIST_AT_MOST)
         async with borrowed_reading(self._engine) as connection:
-            few = await records_at_scopes_up_to(connection, distinct, max(limit, 0) * len(distinct))
+            few = await records_at_scopes_up_to(connection, distinct, most)
         if few is not None and len({record.key for record in few}) <= limit:
             return Recall(records=tuple(few), ranked=False)
         chosen, pinned, keys = await self._ranking(distinct, query, limit, every=few)
@@ -414,11 +415,12 @@ class SqlMemoryProvider:
             rows: builtins.list[tuple[str, bool]]
             vector_keys: builtins.list[str] = []
             vectors: builtins.list[bytes] = []
-            if every is not None and embedder is None:
-                rows = listed_rows(every, scopes)
+            few = every is not None
+            if few and embedder is None:
+                rows = listed_rows(every or (), scopes)
             else:
-                rows, vector_keys, vectors = await recall_candidates(connection, scopes, embedder)
-            lexical = await keys_by_relevance(connection, scopes=scopes, words=words, limit=window)
+                rows, vector_keys, vectors = await recall_candidates(connection, scopes, embedder, few=few)
+            lexical = await keys_by_relevance(connection, scopes=scopes, words=words, limit=window, few=few)
         listed, pinned = listed_keys(rows)
         semantic = [] if wanted is None else nearest_keys(wanted, vector_keys, vectors, window)
         return fuse_rankings((lexical, semantic), listed, limit), pinned, len(listed)

@@ -39,15 +39,16 @@ memory = table_of(MemoryRow)
 
 
 async def recall_candidates(
-    connection: ReadConnection, scopes: Sequence[str], embedder: str | None
+    connection: ReadConnection, scopes: Sequence[str], embedder: str | None, *, few: bool = False
 ) -> tuple[list[tuple[str, bool]], list[str], list[bytes]]:
     """`(key, pinned)` of every record at `scopes`, narrowest scope first, newest first, then by key
     (the listed order `store.domain.recall.listed_keys` reads); and the records that hold a vector of
-    `embedder` (None: read no vector), as parallel lists of key and vector."""
+    `embedder` (None: read no vector), as parallel lists of key and vector. `few`: the person is
+    known to hold few memories at `scopes` (`searched_rows`)."""
     if not scopes:
         return [], [], []
     statement, params = candidates_statement(connection.dialect.name, scopes, embedder)
-    rows = await searched_rows(connection, statement, params)
+    rows = await searched_rows(connection, statement, params, inline=few)
     listed = [(row[0], bool(row[1])) for row in rows]
     keys = [row[0] for row in rows if row[2] is not None]
     vectors = [bytes(row[2]) for row in rows if row[2] is not None]
@@ -59,7 +60,7 @@ async def records_of_keys(connection: ReadConnection, scopes: Sequence[str], key
     if not scopes or not keys:
         return []
     statement, params = of_keys_statement(connection.dialect.name, scopes, keys)
-    rows = await searched_rows(connection, statement, params)
+    rows = await searched_rows(connection, statement, params, inline=True)  # as many as the keys asked
     if connection.dialect.name != "postgresql" and has_fast_driver(connection.dialect):
         return records_from_sqlite_rows(rows)
     return records_from_rows(rows)

@@ -117,20 +117,21 @@ def keys_statement(
 
 
 async def keys_by_relevance(
-    connection: ReadConnection, *, scopes: Sequence[str], words: Sequence[str], limit: int
+    connection: ReadConnection, *, scopes: Sequence[str], words: Sequence[str], limit: int, few: bool = False
 ) -> list[str]:
-    """The best `limit` keys at `scopes` for a non-empty `words`, best first (the first two clauses)."""
+    """The best `limit` keys at `scopes` for a non-empty `words`, best first (the first two clauses);
+    `few`: the person is known to hold few memories at `scopes` (`searched_rows`)."""
     if not scopes or not words:
         return []
     statement, params = keys_statement(connection.dialect.name, scopes, words, limit)
-    return [str(row[0]) for row in await _run_search(connection, statement, params)]
+    return [str(row[0]) for row in await _run_search(connection, statement, params, few=few)]
 
 
 async def _run_search(
-    connection: ReadConnection, statement: Select[tuple[object, ...]], params: dict[str, object]
+    connection: ReadConnection, statement: Select[tuple[object, ...]], params: dict[str, object], *, few: bool = False
 ) -> Sequence[Sequence[object]]:
     if connection.dialect.name != "postgresql":
-        return await searched_rows(connection, statement, params)
+        return await searched_rows(connection, statement, params, inline=few)
     # asyncpg prepares statements, and after five runs PostgreSQL may settle on one generic plan,
     # made without knowing the scopes or the terms; for this query it is several times slower than
     # the plan made for them. So the search alone is planned afresh each time (reads run outside a

@@ -267,18 +267,20 @@ async def test_a_search_run_inline_is_given_onfile_s_ln_where_sqlite_lacks_one(
     engine = open_engine(sqlite_database_url)
     stored = records(40)
     provider = SqlMemoryProvider(engine)
+    person = PEOPLE[0]
+    scopes = [f"actor:{person.id}", f"tenant:{person.tenant_ref}", "global"]
     try:
         await provider.add(stored)
-        person = PEOPLE[0]
-        scopes = [f"actor:{person.id}", f"tenant:{person.tenant_ref}", "global"]
-        found = await provider.search(scopes=scopes, query="invoice report", limit=5, ctx=ScopeContext(person))
-        expected = await InMemoryMemoryProvider(stored).search(
-            scopes=scopes, query="invoice report", limit=5, ctx=ScopeContext(person)
-        )
+        # a ranked turn of a person with few memories: its first read and its search run inline
+        found = await provider.recall(scopes=scopes, query="invoice report", limit=3, ctx=ScopeContext(person))
     finally:
         await engine.dispose()
+    expected = await InMemoryMemoryProvider(stored).recall(
+        scopes=scopes, query="invoice report", limit=3, ctx=ScopeContext(person)
+    )
 
-    assert [r.id for r in found] == [r.id for r in expected]
+    assert found.ranked
+    assert [r.id for r in found.records] == [r.id for r in expected.records]
     assert any(isinstance(connection, sqlite3.Connection) for connection in asked), "the inline reader was given ln"
 
 
