@@ -160,8 +160,8 @@ class RecordedActor(msgspec.Struct, rename="camel", frozen=True):
 class RecordedRun(msgspec.Struct, rename="camel", frozen=True):
     """The `memory:digest` checkpoint as stored: the run's actor and thread, its digest in the one wire
     shape (`store.domain.wire.DigestWire`), the block and the tools. A replay decodes the stored JSON
-    text straight into it and a new run encodes it once. The API answers the same digest Struct on
-    both paths, so a replay's answer is byte-identical to the first one."""
+    text straight into it and a new run encodes it once. The API's answer is made from it the same way
+    on both paths (`AnsweredRun`), so a replay's answer is byte-identical to the first one."""
 
     actor: RecordedActor
     thread_id: str | None
