@@ -24,7 +24,7 @@ class Trips:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.count = 0
-        original = aiosqlite.Connection._execute
+        original: Any = aiosqlite.Connection._execute
 
         async def counted(connection: aiosqlite.Connection, fn: Any, *args: Any, **kwargs: Any) -> Any:
             self.count += 1

@@ -16,6 +16,7 @@ from store.in_memory import InMemoryMemoryProvider
 from store.persistence import open_engine
 from store.persistence import provider as provider_module
 from store.persistence.provider import SqlMemoryProvider
+from store.persistence.recall import recall_candidates
 from tests.builders import UNRELATED_FACTS
 from tests.integration.builders import ADA, ctx, keys_in_order, make_record, scopes_of
 
@@ -83,10 +84,8 @@ async def test_a_person_whose_every_memory_one_read_holds_recalls_what_the_refer
     at_ada = [r for r in _records() if r.scope in scopes_of(ADA)][: limit * len(scopes_of(ADA)) - 5]
     reference = InMemoryMemoryProvider(at_ada, embedder=embedder)
     engine = open_engine(sqlite_database_url)
-    candidates_read = []
-    monkeypatch.setattr(
-        provider_module, "recall_candidates", _counted(provider_module.recall_candidates, candidates_read)
-    )
+    candidates_read: list[object] = []
+    monkeypatch.setattr(provider_module, "recall_candidates", _counted(recall_candidates, candidates_read))
     try:
         sql = SqlMemoryProvider(engine, embedder=embedder)
         await sql.add(at_ada)

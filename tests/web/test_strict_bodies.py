@@ -15,6 +15,7 @@ import litestar.connection.request
 import pytest
 from litestar import Litestar
 from litestar.routes import HTTPRoute
+from litestar.serialization import decode_json
 from litestar.testing import AsyncTestClient
 
 from store import Actor, ScopeContext
@@ -175,7 +176,7 @@ async def test_a_body_is_decoded_once_and_its_handler_gets_the_strictly_decoded_
     client: AsyncTestClient[Litestar], headers: dict[str, str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     decoded_again: list[bytes] = []
-    litestars_decode = litestar.connection.request.decode_json
+    litestars_decode = decode_json  # what litestar.connection.request decodes a body with
 
     def counted(value: bytes, *args: Any, **kwargs: Any) -> Any:
         decoded_again.append(value)
