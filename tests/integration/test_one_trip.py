@@ -5,6 +5,7 @@ results, and errors as SQLAlchemy raises them."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,22 +40,25 @@ async def _with_notes(engine: AsyncEngine) -> AsyncEngine:
     return engine
 
 
-@pytest.fixture
-async def one_trip(tmp_path: Path) -> AsyncIterator[AsyncEngine]:
-    engine = await _with_notes(open_engine(f"sqlite+aiosqlite:///{tmp_path / 'one.sqlite3'}"))
+@asynccontextmanager
+async def _noted(engine: AsyncEngine) -> AsyncIterator[AsyncEngine]:
     try:
-        yield engine
+        yield await _with_notes(engine)
     finally:
         await engine.dispose()
+
+
+@pytest.fixture
+async def one_trip(tmp_path: Path) -> AsyncIterator[AsyncEngine]:
+    async with _noted(open_engine(f"sqlite+aiosqlite:///{tmp_path / 'one.sqlite3'}")) as engine:
+        yield engine
 
 
 @pytest.fixture
 async def sqlalchemys_own(tmp_path: Path) -> AsyncIterator[AsyncEngine]:
-    engine = await _with_notes(create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'own.sqlite3'}"))
-    try:
+    """SQLAlchemy's own aiosqlite adapter, four trips a statement: what the answers are compared with."""
+    async with _noted(create_async_engine(f"sqlite+aiosqlite:///{tmp_path / 'own.sqlite3'}")) as engine:
         yield engine
-    finally:
-        await engine.dispose()
 
 
 async def test_a_read_is_one_trip_to_the_thread(one_trip: AsyncEngine, monkeypatch: pytest.MonkeyPatch) -> None:

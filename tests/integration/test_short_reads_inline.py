@@ -55,6 +55,15 @@ class ThreadTrips:
         monkeypatch.setattr(aiosqlite.Connection, "execute_fetchall", counted)
 
 
+async def _ticks_until(task: asyncio.Task[Any]) -> int:
+    """How many times the event loop let this coroutine run again while `task` ran."""
+    ticks = 0
+    while not task.done():
+        ticks += 1
+        await asyncio.sleep(0)
+    return ticks
+
+
 @pytest.fixture
 async def sqlite_file(tmp_path: Path) -> AsyncIterator[AsyncEngine]:
     url = f"sqlite+aiosqlite:///{tmp_path / 'inline.sqlite3'}"
@@ -109,19 +118,9 @@ async def test_a_read_of_twenty_thousand_rows_goes_through_the_thread_and_the_lo
     provider = SqlMemoryProvider(sqlite_file)
     await provider.add(_memories(20_000))
     trips = ThreadTrips(monkeypatch)
-    ticks = 0
 
-    async def read() -> Sequence[MemoryRecord]:
-        return await provider.list(scopes=SCOPES, ctx=ctx())
-
-    async def tick_until(task: asyncio.Task[Any]) -> None:
-        nonlocal ticks
-        while not task.done():
-            ticks += 1
-            await asyncio.sleep(0)
-
-    reading_task = asyncio.create_task(read())
-    await tick_until(reading_task)
+    reading_task = asyncio.create_task(provider.list(scopes=SCOPES, ctx=ctx()))
+    ticks = await _ticks_until(reading_task)
 
     assert len(await reading_task) == 20_000
     assert trips.count == 1
@@ -152,16 +151,9 @@ async def test_a_ranked_turn_over_twenty_thousand_memories_searches_on_the_threa
     provider = SqlMemoryProvider(sqlite_file)
     await provider.add(_memories(20_000))
     trips = ThreadTrips(monkeypatch)
-    ticks = 0
-
-    async def tick_until(task: asyncio.Task[Any]) -> None:
-        nonlocal ticks
-        while not task.done():
-            ticks += 1
-            await asyncio.sleep(0)
 
     recalling = asyncio.create_task(provider.recall(scopes=SCOPES, query="fact 12", limit=20, ctx=ctx()))
-    await tick_until(recalling)
+    ticks = await _ticks_until(recalling)
 
     recalled = await recalling
     assert recalled.ranked
