@@ -18,7 +18,7 @@ SQLAlchemy's adapter reaches for as well, are what it uses (aiosqlite is pinned 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import aiosqlite
@@ -75,32 +75,23 @@ class _ThreadCursor:
         self._seen.arraysize = value
 
     async def execute(self, operation: str, parameters: Sequence[Any] | None = None) -> _ThreadCursor:
-        sqlite = self._connection._conn
-        arraysize = self._seen.arraysize
-
-        def run() -> _Seen:
-            cursor = sqlite.cursor()
-            try:
-                if parameters is None:
-                    cursor.execute(operation)
-                else:
-                    cursor.execute(operation, parameters)
-                return _seen_on(cursor, arraysize, read_rows=True)
-            finally:
-                cursor.close()
-
-        self._seen = await self._connection._execute(run)
-        return self
+        given = (operation,) if parameters is None else (operation, parameters)
+        return await self._on_thread(lambda cursor: cursor.execute(*given), read_rows=True)
 
     async def executemany(self, operation: str, parameters: Sequence[Sequence[Any]]) -> _ThreadCursor:
+        return await self._on_thread(lambda cursor: cursor.executemany(operation, parameters), read_rows=False)
+
+    async def _on_thread(self, act: Callable[[Any], object], *, read_rows: bool) -> _ThreadCursor:
+        """`act` on a fresh sqlite3 cursor, what it left read and the cursor closed: one call on the
+        connection's thread."""
         sqlite = self._connection._conn
         arraysize = self._seen.arraysize
 
         def run() -> _Seen:
             cursor = sqlite.cursor()
             try:
-                cursor.executemany(operation, parameters)
-                return _seen_on(cursor, arraysize, read_rows=False)
+                act(cursor)
+                return _seen_on(cursor, arraysize, read_rows=read_rows)
             finally:
                 cursor.close()
 
