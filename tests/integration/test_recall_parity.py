@@ -52,28 +52,35 @@ def _records() -> list[MemoryRecord]:
     return list(unique.values())
 
 
-@pytest.mark.parametrize("limit", [5, 20])
-async def test_sqlite_recalls_what_the_reference_recalls(sqlite_database_url: str, limit: int) -> None:
-    records = _records()
-    reference = InMemoryMemoryProvider(records, embedder=DEFAULT_EMBEDDER)
-    engine = open_engine(sqlite_database_url)
+async def _recalls_as_the_reference(
+    database_url: str, records: list[MemoryRecord], embedder: Embedder | None, limit: int
+) -> None:
+    """Every turn of `TURNS` recalls, from `records` stored in SQL, the keys and records the reference
+    recalls, in its order, and both had to choose."""
+    reference = InMemoryMemoryProvider(records, embedder=embedder)
+    engine = open_engine(database_url)
     try:
-        sql = SqlMemoryProvider(engine, embedder=DEFAULT_EMBEDDER)
+        sql = SqlMemoryProvider(engine, embedder=embedder)
         await sql.add(records)
         for turn in TURNS:
             expected = await reference.recall(scopes=scopes_of(ADA), query=turn, limit=limit, ctx=ctx())
             found = await sql.recall(scopes=scopes_of(ADA), query=turn, limit=limit, ctx=ctx())
 
-            assert found.ranked  # more keys apply than the block holds: both had to choose
+            assert found.ranked, "more keys apply than the block holds: both had to choose"
             assert keys_in_order(found.records) == keys_in_order(expected.records), turn
             assert (found.ranked, found.keys, found.pinned_keys) == (
                 expected.ranked,
                 expected.keys,
                 expected.pinned_keys,
             )
-            assert {r.id for r in found.records} == {r.id for r in expected.records}
+            assert [r.id for r in found.records] == [r.id for r in expected.records], turn
     finally:
         await engine.dispose()
+
+
+@pytest.mark.parametrize("limit", [5, 20])
+async def test_sqlite_recalls_what_the_reference_recalls(sqlite_database_url: str, limit: int) -> None:
+    await _recalls_as_the_reference(sqlite_database_url, _records(), DEFAULT_EMBEDDER, limit)
 
 
 @pytest.mark.parametrize("embedder", [None, DEFAULT_EMBEDDER], ids=["words alone", "words and meaning"])
@@ -82,23 +89,11 @@ async def test_a_person_whose_every_memory_one_read_holds_recalls_what_the_refer
 ) -> None:
     limit = 20
     at_ada = [r for r in _records() if r.scope in scopes_of(ADA)][: limit * len(scopes_of(ADA)) - 5]
-    reference = InMemoryMemoryProvider(at_ada, embedder=embedder)
-    engine = open_engine(sqlite_database_url)
     candidates_read: list[object] = []
     monkeypatch.setattr(provider_module, "recall_candidates", _counted(recall_candidates, candidates_read))
-    try:
-        sql = SqlMemoryProvider(engine, embedder=embedder)
-        await sql.add(at_ada)
-        for turn in TURNS:
-            expected = await reference.recall(scopes=scopes_of(ADA), query=turn, limit=limit, ctx=ctx())
-            found = await sql.recall(scopes=scopes_of(ADA), query=turn, limit=limit, ctx=ctx())
 
-            assert found.ranked, "more keys apply than the block holds"
-            assert keys_in_order(found.records) == keys_in_order(expected.records), turn
-            assert (found.keys, found.pinned_keys) == (expected.keys, expected.pinned_keys)
-            assert [r.id for r in found.records] == [r.id for r in expected.records]
-    finally:
-        await engine.dispose()
+    await _recalls_as_the_reference(sqlite_database_url, at_ada, embedder, limit)
+
     assert bool(candidates_read) == (embedder is not None), "with no vector to compare, the candidates are not read"
 
 
