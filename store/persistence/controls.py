@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from store.domain.controls import MemoryControls, PendingMemory, approval_required
 from store.domain.types import Actor
+from store.persistence.driver import as_results, point_rows
 from store.persistence.engine import reading, writing
 from store.persistence.tables import (
     KnownPersonRow,
@@ -38,6 +39,12 @@ expiry = table_of(OrganisationExpiryRow)
 known = table_of(KnownPersonRow)
 LIFETIME_OF = select(expiry.c.concluded_lifetime_days).where(expiry.c.tenant_ref == bindparam("tenant_ref"))
 """An organisation's lifetime for what the assistant concludes (no row: none), by `tenant_ref`."""
+_CONTROLS = select(
+    select(preferences.c.memory_paused).where(preferences.c.person_id == bindparam("person_id")).scalar_subquery(),
+    select(settings.c.approval_required).where(settings.c.tenant_ref == bindparam("tenant_ref")).scalar_subquery(),
+)
+"""A person's pause (`person_id`) and their organisation's approval setting (`tenant_ref`), in one row."""
+_WAITING_COUNT = select(func.count()).select_from(pending).where(pending.c.person_id == bindparam("person_id"))
 _INSERT: dict[str, Any] = {"postgresql": postgresql.insert, "sqlite": sqlite.insert}
 
 
@@ -58,12 +65,9 @@ class MemoryControlStore:
 
     async def controls_for(self, person: Actor) -> MemoryControls:
         """The person's pause and their organisation's approval setting, in one read."""
-        paused = select(preferences.c.memory_paused).where(preferences.c.person_id == person.id).scalar_subquery()
-        required = (
-            select(settings.c.approval_required).where(settings.c.tenant_ref == person.tenant_ref).scalar_subquery()
-        )
-        async with reading(self._engine) as connection:
-            row = (await connection.execute(select(paused, required))).one()
+        values = {"person_id": person.id, "tenant_ref": person.tenant_ref}
+        [found] = await point_rows(self._engine, _CONTROLS, values)
+        row = as_results(self._engine.dialect, _CONTROLS, found)
         choice = None if person.tenant_ref is None else row[1]
         return MemoryControls(paused=bool(row[0]), approval_required=approval_required(choice, default=self._default))
 
@@ -139,9 +143,8 @@ class MemoryControlStore:
             return [_pending(row) for row in (await connection.execute(statement)).all()]
 
     async def waiting_count(self, person_id: str) -> int:
-        statement = select(func.count()).select_from(pending).where(pending.c.person_id == person_id)
-        async with reading(self._engine) as connection:
-            return int((await connection.execute(statement)).scalar_one())
+        [(count,)] = await point_rows(self._engine, _WAITING_COUNT, {"person_id": person_id})
+        return int(count)
 
     async def waiting(self, pending_id: str) -> PendingMemory | None:
         async with reading(self._engine) as connection:

@@ -49,6 +49,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from sqlalchemy.pool import PoolProxiedConnection, QueuePool
 from sqlalchemy.sql import ClauseElement, Executable, Select
 from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.selectable import CompoundSelect, TextualSelect
 from sqlalchemy.util import greenlet_spawn
 
 from store.persistence.engine import (
@@ -65,6 +66,7 @@ __all__ = (
     "BorrowedConnection",
     "DriverStatement",
     "ReadConnection",
+    "Selecting",
     "as_results",
     "borrowed_reading",
     "driver_rows",
@@ -128,6 +130,9 @@ class BorrowedConnection:
     def in_transaction(self) -> bool:
         return False
 
+
+Selecting = Select[Any] | CompoundSelect[Any] | TextualSelect
+"""A statement that selects rows, whose columns' types say how to read each value (`as_results`)."""
 
 ReadConnection = AsyncConnection | BorrowedConnection
 """What a read runs on: SQLAlchemy's connection, or (on aiosqlite and asyncpg) a borrowed one."""
@@ -329,7 +334,7 @@ def driver_statement(dialect: Dialect, statement: Executable) -> DriverStatement
     return made
 
 
-def as_results(dialect: Dialect, statement: Select[Any], row: Sequence[Any]) -> list[Any]:
+def as_results(dialect: Dialect, statement: Selecting, row: Sequence[Any]) -> list[Any]:
     """A driver's row of `statement` (built once) with each value as SQLAlchemy's result would give
     it: through its column's type (on SQLite, a time's ISO text read as an aware datetime and a JSON
     column's text decoded; asyncpg's values mostly need nothing)."""
@@ -343,7 +348,7 @@ def as_results(dialect: Dialect, statement: Select[Any], row: Sequence[Any]) -> 
     return [value if process is None else process(value) for value, process in zip(row, found[1], strict=True)]
 
 
-_results: dict[tuple[int, str, str], tuple[Select[Any], tuple[Callable[[Any], Any] | None, ...]]] = {}
+_results: dict[tuple[int, str, str], tuple[Selecting, tuple[Callable[[Any], Any] | None, ...]]] = {}
 
 
 async def run_statement(

@@ -15,9 +15,10 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Text, bindparam, cast, delete, exists, func, select, text, type_coerce
+from sqlalchemy import BindParameter, Text, bindparam, cast, delete, exists, func, select, text, type_coerce
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.sql.selectable import TextualSelect
 
 from store.persistence.driver import hold_back, point_rows, run_statement
 from store.persistence.engine import (
@@ -28,6 +29,7 @@ from store.persistence.engine import (
     reading,
     writing,
 )
+from store.persistence.keyed import KeyedStatement, key_chunks
 from store.persistence.tables import PrunedRunRow, RunCheckpointRow, table_of
 from store.persistence.types import UtcDateTime, utc_now
 from store.persistence.usage import add_use_counts, delete_use_counts
@@ -218,13 +220,11 @@ class RunJournal:
         of `memory_ids`, read from the checkpoints at `offered_at` by the database's own JSON functions,
         so only those memories' rows leave it. One statement per 500 ids."""
         found: list[tuple[str, datetime, str | None, str]] = []
-        distinct = list(dict.fromkeys(memory_ids))
-        async with reading(self._engine) as connection:
-            statement = _OFFERED_IN[connection.dialect.name]
-            for start in range(0, len(distinct), 500):
-                values = {"actor_id": actor_id, "position": self._offered_at, "ids": distinct[start : start + 500]}
-                for run_id, created_at, thread_id, memory_id in (await connection.execute(statement, values)).all():
-                    found.append((str(run_id), created_at, thread_id, str(memory_id)))
+        statement = _OFFERED_IN[self._engine.dialect.name]
+        values = {"actor_id": actor_id, "position": self._offered_at}
+        for chunk in key_chunks(list(dict.fromkeys(memory_ids))):
+            for run_id, created_at, thread_id, memory_id in await statement.rows(self._engine, chunk, values=values):
+                found.append((str(run_id), created_at, thread_id, str(memory_id)))
         return found
 
     async def prune(self, *, older_than: datetime) -> int:
@@ -299,23 +299,33 @@ class RunJournal:
         return len(run_ids)
 
 
+def _offered_in(select_offered: str) -> KeyedStatement:
+    """`select_offered`, naming the memory ids asked about where it says `{ids}`, as a keyed statement."""
+
+    def build(ids: list[BindParameter[Any]]) -> TextualSelect:
+        named = ", ".join(f":{param.key}" for param in ids)
+        return (
+            text(select_offered.format(ids=named))
+            .bindparams(*ids)
+            .columns(run_id=Text(), created_at=UtcDateTime(), thread_id=Text(), memory_id=Text())
+        )
+
+    return KeyedStatement(build)
+
+
 _OFFERED_IN = {
-    "sqlite": text(
+    "sqlite": _offered_in(
         "SELECT j.run_id AS run_id, j.created_at AS created_at, json_extract(j.payload, '$.threadId') AS thread_id, "
         "json_extract(e.value, '$.id') AS memory_id "
         "FROM run_journal AS j, json_each(j.payload, '$.digest.entries') AS e "
-        "WHERE j.actor_id = :actor_id AND j.position = :position AND json_extract(e.value, '$.id') IN :ids"
-    )
-    .bindparams(bindparam("ids", expanding=True))
-    .columns(run_id=Text(), created_at=UtcDateTime(), thread_id=Text(), memory_id=Text()),
-    "postgresql": text(
+        "WHERE j.actor_id = :actor_id AND j.position = :position AND json_extract(e.value, '$.id') IN ({ids})"
+    ),
+    "postgresql": _offered_in(
         "SELECT j.run_id AS run_id, j.created_at AS created_at, j.payload->>'threadId' AS thread_id, "
         "e->>'id' AS memory_id "
         "FROM run_journal AS j, jsonb_array_elements(j.payload->'digest'->'entries') AS e "
-        "WHERE j.actor_id = :actor_id AND j.position = :position AND e->>'id' IN :ids"
-    )
-    .bindparams(bindparam("ids", expanding=True))
-    .columns(run_id=Text(), created_at=UtcDateTime(), thread_id=Text(), memory_id=Text()),
+        "WHERE j.actor_id = :actor_id AND j.position = :position AND e->>'id' IN ({ids})"
+    ),
 }
 """The memories a person's kept runs were offered, as rows: the digest's entries unnested in SQL."""
 

@@ -28,7 +28,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Dialect
-from sqlalchemy.ext.asyncio import AsyncConnection
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from store.domain.finding import folded_memory, sort_key
 from store.domain.types import MemoryOrigin, MemoryRecord
@@ -41,6 +41,7 @@ from store.persistence.driver import (
     run_statement,
     short_rows,
 )
+from store.persistence.keyed import KeyedStatement, key_chunks
 from store.persistence.tables import MemoryRow, table_of
 from store.persistence.terms import index_terms
 from store.persistence.types import new_id
@@ -694,15 +695,22 @@ async def delete_expired_records(connection: AsyncConnection, *, now: datetime) 
     return [(str(id), str(scope)) for id, scope in (await connection.execute(statement)).all()]
 
 
-async def expiries_at_scope(connection: AsyncConnection, scope: str, ids: Sequence[str]) -> dict[str, datetime]:
+async def expiries_at_scope(engine: AsyncEngine, scope: str, ids: Sequence[str]) -> dict[str, datetime]:
     """When each of the records `ids` at `scope` that has an expiry expires (or expired), by id: a page
-    asks about the entries it shows, never about every record of a person."""
-    if not ids:
-        return {}
-    # By id alone, the scope checked on the rows found: with the scope in the statement SQLite's
-    # planner walks every record at the scope rather than the few ids asked about.
-    statement = select(memory.c.id, memory.c.scope, memory.c.expires_at).where(
+    asks about the entries it shows, never about every record of a person (`store.persistence.keyed`:
+    on a SQLite file, inline)."""
+    found: dict[str, datetime] = {}
+    for chunk in key_chunks(sorted(set(ids))):
+        for id, at_scope, expires_at in await _EXPIRIES.rows(engine, chunk):
+            if at_scope == scope:
+                found[str(id)] = expires_at
+    return found
+
+
+# By id alone, the scope checked on the rows found: with the scope in the statement SQLite's planner
+# walks every record at the scope rather than the few ids asked about.
+_EXPIRIES = KeyedStatement(
+    lambda ids: select(memory.c.id, memory.c.scope, memory.c.expires_at).where(
         memory.c.id.in_(ids), memory.c.expires_at.is_not(None)
     )
-    rows = (await connection.execute(statement)).all()
-    return {str(id): expires_at for id, at_scope, expires_at in rows if at_scope == scope}
+)

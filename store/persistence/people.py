@@ -17,6 +17,7 @@ from store.domain.finding import sought_person
 from store.domain.types import Actor
 from store.persistence.driver import point_rows, run_statement
 from store.persistence.engine import reading, writing
+from store.persistence.keyed import KeyedStatement, key_chunks
 from store.persistence.tables import KnownPersonRow, table_of
 from store.persistence.types import utc_now
 
@@ -25,8 +26,10 @@ __all__ = ("KnownPeople",)
 people = table_of(KnownPersonRow)
 _ACTOR_COLUMNS = select(people.c.id, people.c.tenant_ref, people.c.roles)
 _ACTOR_BY_ID = _ACTOR_COLUMNS.where(people.c.id == bindparam("id"))
-_NAMES_PER_STATEMENT = 500
-"""Well below what either backend binds in one statement (SQLite 32,766 values, asyncpg 32,767)."""
+_NAMES = KeyedStatement(
+    lambda ids: select(people.c.id, people.c.name).where(people.c.id.in_(ids), people.c.name.is_not(None))
+)
+"""The known names of a list of people, by id."""
 
 
 def _note_statement(insert: Any, *, moving: bool) -> Any:
@@ -126,16 +129,11 @@ class KnownPeople:
 
     async def names_of(self, ids: Iterable[str]) -> dict[str, str]:
         """The names of those of `ids` whose name is known, by id: everyone a page names, asked at once
-        (in one statement per 500 people)."""
+        (`store.persistence.keyed`: on a SQLite file, inline)."""
         wanted = sorted(set(ids))
         found: dict[str, str] = {}
-        if not wanted:
-            return found
-        async with reading(self._engine) as connection:
-            for start in range(0, len(wanted), _NAMES_PER_STATEMENT):
-                chunk = wanted[start : start + _NAMES_PER_STATEMENT]
-                statement = select(people.c.id, people.c.name).where(people.c.id.in_(chunk), people.c.name.is_not(None))
-                found.update((id, name) for id, name in (await connection.execute(statement)).all())
+        for chunk in key_chunks(wanted):
+            found.update((id, name) for id, name in await _NAMES.rows(self._engine, chunk))
         return found
 
     async def _actors(self, statement: Any) -> list[Actor]:

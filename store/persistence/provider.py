@@ -259,8 +259,7 @@ class SqlMemoryProvider:
 
     async def expiries(self, ids: Sequence[str], *, ctx: ScopeContext) -> dict[str, datetime]:
         """When each of the actor's own memories `ids` that has an expiry expires (or expired), by id."""
-        async with reading(self._engine) as connection:
-            return await expiries_at_scope(connection, own_scope(ctx.actor), ids)
+        return await expiries_at_scope(self._engine, own_scope(ctx.actor), ids)
 
     async def reset_expiry(self, tenant_ref: str, lifetime_days: int | None) -> int:
         """Give what the assistant concluded about each person OnFile knows in `tenant_ref` the expiry

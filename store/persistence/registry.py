@@ -19,13 +19,16 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import zip_longest
+from typing import Any
 
-from sqlalchemy import Column, Insert, Table, bindparam, delete, literal, or_, select, union_all, update
+from sqlalchemy import BindParameter, Column, Insert, Table, bindparam, delete, literal, or_, select, union_all, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from store.persistence.driver import run_statement
-from store.persistence.engine import reading, writing
+from store.persistence.engine import writing
+from store.persistence.keyed import KeyedStatement, Selecting, key_chunks
 from store.persistence.tables import ConversationRunRow, ConversationThreadRow, table_of
 from store.persistence.types import utc_now
 
@@ -120,20 +123,32 @@ class ConversationRegistry:
         run_ids = sorted({o.run_id for o in given if o.thread_id is not None and o.run_id is not None})
         if not thread_ids:
             return frozenset(given)
-        gone_threads = select(literal("thread").label("kind"), threads.c.id.label("ref")).where(
-            threads.c.id.in_(thread_ids), threads.c.deleted_at.is_not(None)
-        )
-        parts = [gone_threads]
-        if run_ids:
-            parts.append(
-                select(literal("run").label("kind"), runs.c.run_id.label("ref")).where(
-                    runs.c.run_id.in_(run_ids), runs.c.dropped_at.is_not(None)
-                )
-            )
-        async with reading(self._engine) as connection:
-            result = await connection.execute(union_all(*parts) if len(parts) > 1 else gone_threads)
-            gone = {(kind, ref) for kind, ref in result.all()}
+        gone: set[tuple[str, str]] = set()
+        for in_threads, in_runs in zip_longest(key_chunks(thread_ids), key_chunks(run_ids), fillvalue=()):
+            gone.update((kind, ref) for kind, ref in await _GONE.rows(self._engine, in_threads, in_runs))
         return frozenset(o for o in given if _resolves(o, gone))
+
+
+def _gone(thread_ids: list[BindParameter[Any]], run_ids: list[BindParameter[Any]]) -> Selecting:
+    """Which of the threads named were deleted and which of the runs named were dropped, as (kind, id):
+    for at least one of the two lists."""
+    parts = []
+    if thread_ids:
+        parts.append(
+            select(literal("thread").label("kind"), threads.c.id.label("ref")).where(
+                threads.c.id.in_(thread_ids), threads.c.deleted_at.is_not(None)
+            )
+        )
+    if run_ids:
+        parts.append(
+            select(literal("run").label("kind"), runs.c.run_id.label("ref")).where(
+                runs.c.run_id.in_(run_ids), runs.c.dropped_at.is_not(None)
+            )
+        )
+    return union_all(*parts) if len(parts) > 1 else parts[0]
+
+
+_GONE = KeyedStatement(_gone)
 
 
 def _resolves(origin: Origin, gone: set[tuple[str, str]]) -> bool:

@@ -10,12 +10,12 @@ from collections.abc import Iterable, Sequence
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import case, delete, func, or_, select
+from sqlalchemy import BindParameter, Date, Select, bindparam, case, delete, func, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from store.domain.usage import Counted
-from store.persistence.engine import reading
+from store.persistence.keyed import KeyedStatement, key_chunks
 from store.persistence.tables import MemoryUseCountRow, table_of
 
 __all__ = ("UsageCounts", "add_use_counts", "delete_use_counts")
@@ -32,22 +32,30 @@ class UsageCounts:
 
     async def counted(self, person_id: str, memory_ids: Sequence[str], *, since: date) -> list[Counted]:
         """For each of `memory_ids` (a page's worth): its counts of days from `since` on, and its latest
-        day whatever its age (for when it was last used). One statement per 500 ids."""
+        day whatever its age (for when it was last used), in one statement per `key_chunks` piece
+        (`store.persistence.keyed`: on a SQLite file, inline)."""
         found: list[Counted] = []
-        distinct = list(dict.fromkeys(memory_ids))
-        async with reading(self._engine) as connection:
-            for start in range(0, len(distinct), _AT_ONCE):
-                latest = func.row_number().over(partition_by=counts.c.memory_id, order_by=counts.c.day.desc())
-                ranked = (
-                    select(*counts.c, latest.label("latest"))
-                    .where(counts.c.person_id == person_id, counts.c.memory_id.in_(distinct[start : start + _AT_ONCE]))
-                    .subquery()
-                )
-                statement = select(
-                    ranked.c.memory_id, ranked.c.day, ranked.c.turns, ranked.c.last_used_at, ranked.c.last_thread_id
-                ).where(or_(ranked.c.day >= since, ranked.c.latest == 1))
-                found.extend(Counted(*row) for row in (await connection.execute(statement)).all())
+        values = {"person_id": person_id, "since": since}
+        for chunk in key_chunks(list(dict.fromkeys(memory_ids))):
+            found.extend(Counted(*row) for row in await _COUNTED.rows(self._engine, chunk, values=values))
         return found
+
+
+def _counted(memory_ids: list[BindParameter[Any]]) -> Select[Any]:
+    """The counts of the days from `since` on of the memories named, and each one's latest day."""
+    latest = func.row_number().over(partition_by=counts.c.memory_id, order_by=counts.c.day.desc())
+    ranked = (
+        select(*counts.c, latest.label("latest"))
+        .where(counts.c.person_id == bindparam("person_id"), counts.c.memory_id.in_(memory_ids))
+        .subquery()
+    )
+    since = bindparam("since", type_=Date)
+    return select(
+        ranked.c.memory_id, ranked.c.day, ranked.c.turns, ranked.c.last_used_at, ranked.c.last_thread_id
+    ).where(or_(ranked.c.day >= since, ranked.c.latest == 1))
+
+
+_COUNTED = KeyedStatement(_counted)
 
 
 async def add_use_counts(connection: AsyncConnection, uses: Iterable[tuple[str, str, datetime, str | None]]) -> None:

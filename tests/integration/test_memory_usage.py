@@ -4,12 +4,8 @@ same few statements however many the person holds; the counts keep no text and g
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryConfig, MemoryOrigin, MemoryRecord, ScopeContext
@@ -18,6 +14,7 @@ from store.persistence.usage import UsageCounts
 from store.runs import DIGEST_POSITION, MemoryRuns, offered
 from store.usage import MemoryUsage
 from tests.integration.text_scan import places_holding
+from tests.statements_run import statements_run
 
 ADA = Actor("ada", "berlin")
 BOB = Actor("bob", "berlin")
@@ -44,20 +41,6 @@ class World:
 
     async def prune(self) -> int:
         return await self.journal.prune(older_than=datetime.now(UTC) + timedelta(seconds=1))
-
-
-@contextmanager
-def statements(engine: AsyncEngine) -> Iterator[list[str]]:
-    seen: list[str] = []
-
-    def count(*args: Any) -> None:
-        seen.append(str(args[2]))
-
-    event.listen(engine.sync_engine, "before_cursor_execute", count)
-    try:
-        yield seen
-    finally:
-        event.remove(engine.sync_engine, "before_cursor_execute", count)
 
 
 async def test_usage_is_read_from_the_journal_and_survives_pruning_as_a_count_without_text(engine: AsyncEngine) -> None:
@@ -108,7 +91,7 @@ async def test_a_pages_worth_of_usage_costs_the_same_statements_however_many_mem
     await world.prune()
     await world.runs.begin("run_live", actor=ADA, thread_id="thr_1", text="")
 
-    with statements(engine) as seen:
+    with statements_run(engine) as seen:
         usage = await world.usage.usage(ADA, [r.id for r in records[:50]], now + timedelta(minutes=1))
 
     assert len(usage) == 50

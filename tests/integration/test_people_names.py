@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryConfig
@@ -11,6 +10,7 @@ from store.persistence import ConversationRegistry, KnownPeople, RunJournal, Sql
 from store.runs import MemoryRuns
 from tests.conftest import Clock
 from tests.integration.text_scan import places_holding
+from tests.statements_run import statements_run
 
 ADA = Actor("ada", "berlin")
 
@@ -47,11 +47,9 @@ async def test_names_of_answers_the_people_with_a_known_name_in_one_statement(en
     await people.note(ADA, name="Ada Lovelace")
     await people.note(Actor("bob", "berlin"))
     await people.note(Actor("cy", "lyon"), name="Cy Twombly")
-    statements: list[str] = []
-    event.listen(engine.sync_engine, "before_cursor_execute", lambda *args: statements.append(args[2]))
-
-    named = await people.names_of(["ada", "bob", "cy", "nobody", "ada"])
-    none_asked = await people.names_of([])
+    with statements_run(engine) as statements:
+        named = await people.names_of(["ada", "bob", "cy", "nobody", "ada"])
+        none_asked = await people.names_of([])
 
     assert named == {"ada": "Ada Lovelace", "cy": "Cy Twombly"}
     assert none_asked == {}

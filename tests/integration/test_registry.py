@@ -3,20 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.persistence.registry import ConversationRegistry, Origin, RunsOnAnotherThreadError
-
-
-def counting_statements(engine: AsyncEngine) -> list[str]:
-    statements: list[str] = []
-
-    @event.listens_for(engine.sync_engine, "before_cursor_execute")
-    def _count(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
-        statements.append(statement)
-
-    return statements
+from tests.statements_run import statements_run
 
 
 async def test_an_origin_without_a_thread_always_resolves(engine: AsyncEngine) -> None:
@@ -104,11 +94,11 @@ async def test_resolving_many_origins_asks_the_database_once(engine: AsyncEngine
     for n in range(5):
         await registry.register_run(f"run_{n}", f"thr_{n % 2}", "ada")
     await registry.drop_runs("thr_0", ["run_0"])
-    statements = counting_statements(engine)
 
-    resolved = await registry.origins_resolve(
-        [Origin(f"thr_{n % 2}", f"run_{n}") for n in range(5)] + [Origin(None), Origin("thr_x", "run_x")]
-    )
+    with statements_run(engine) as statements:
+        resolved = await registry.origins_resolve(
+            [Origin(f"thr_{n % 2}", f"run_{n}") for n in range(5)] + [Origin(None), Origin("thr_x", "run_x")]
+        )
 
     assert len(resolved) == 6
     assert len([s for s in statements if s.lstrip().upper().startswith("SELECT")]) == 1
@@ -117,7 +107,7 @@ async def test_resolving_many_origins_asks_the_database_once(engine: AsyncEngine
 
 async def test_resolving_only_threadless_origins_asks_nothing(engine: AsyncEngine) -> None:
     registry = ConversationRegistry(engine)
-    statements = counting_statements(engine)
 
-    assert await registry.origins_resolve([Origin(None, "run_1")]) == {Origin(None, "run_1")}
+    with statements_run(engine) as statements:
+        assert await registry.origins_resolve([Origin(None, "run_1")]) == {Origin(None, "run_1")}
     assert statements == []

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
-from sqlalchemy import event
 
 from store import Actor
+from tests.statements_run import statements_run
 from tests.web.admin_builders import shared, tree
 from tests.web.builders import HTMX, make_record, seed
 from tests.web.conftest import AGENT_TOKEN, LoginAs
@@ -195,19 +195,13 @@ async def test_each_page_asks_for_the_names_it_shows_once_however_many_people_it
     for n in range(30):
         await services.people.note(Actor(f"p{n}", "berlin"), name=f"Person {n}")
     await services.provider.add([shared(f"k{n}", "v", by=f"p{n}") for n in range(30)])
-    statements: list[str] = []
-    event.listen(
-        services.provider.engine.sync_engine,
-        "before_cursor_execute",
-        lambda _conn, _cursor, sql, *_rest: statements.append(sql),
-    )
     token = await login_as(Actor("lena", "berlin", ("onfile-admin", "onfile-support")), name="Lena Vogt")
     for n in range(3):
         await client.post("/support/preview/show", data={"csrf_token": token, "person": f"p{n}"})
 
     for path in ("/admin/people", "/admin/audit", "/admin", "/support/preview", "/"):
-        statements.clear()
-        assert (await client.get(path)).status_code == 200, path
+        with statements_run(services.provider.engine) as statements:
+            assert (await client.get(path)).status_code == 200, path
         names_read = [sql for sql in statements if "known_person.name" in sql]
         assert len(names_read) == 1, (path, names_read)
 
