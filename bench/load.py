@@ -12,10 +12,12 @@ a fresh call id per request (see `bench.load_data` for the store and the request
 `--seconds` after a 2 s warm-up of the same kind of requests, which is discarded. Beside each rate,
 the CPU time the serving processes (and PostgreSQL's) spent per request served (`bench.load_cpu`).
 
-A second baseline, the floor, follows OnFile's rows on each database: the digest endpoint written by
-hand with only the I/O a turn must do — decode the body, OnFile's search statement, one journal insert,
-a 13 KB answer — served the same way (`bench.load_floor`). Its new runs and replays are measured with
-the same requests, and OnFile's digest rows are also given as a share of the floor's.
+A second baseline, the floor, runs beside OnFile's server on each database: the digest endpoint written
+by hand with only the I/O a turn must do — decode the body, OnFile's search statement, one journal
+insert, a 13 KB answer — served the same way (`bench.load_floor`). Its new runs and replays are
+measured with the same requests, each right after OnFile's row of the same kind at the same
+connection count (the machine's drift over a run moves a share of the floor far more than seconds
+apart), and OnFile's digest rows are also given as a share of the floor's.
 
 Load comes from wrk (one thread, which leaves the other core to the server). Without wrk it comes from
 an asyncio httpx client in this process, which competes with the server for the CPU and understates
@@ -120,17 +122,36 @@ class Bench:
         self._tags = itertools.count()
 
     def row(self, base_url: str, backend: str, workers: int, case: str, traffic: Traffic, cpu: CpuProbe) -> None:
+        self.side_by_side(backend, workers, [Side(base_url, case, traffic, cpu)])
+
+    def side_by_side(self, backend: str, workers: int, sides: list[Side]) -> None:
+        """At each connection count, a row of each side, one right after the other."""
         for connections in self.options.connections:
-            measure(base_url, traffic, connections=connections, seconds=WARM_UP_SECONDS, tag=f"w{next(self._tags)}")
-            before = cpu()
-            found = measure(base_url, traffic, connections=connections, seconds=self.options.seconds, tag=self._tag())
-            after = cpu()
-            server_us, database_us = (_per_request(a, b, found.requests) for a, b in zip(before, after, strict=True))
-            self.rows.append(Row(backend, workers, case, connections, found, server_us, database_us))
-            print(f"  {backend} ×{workers} {case} @{connections}: {found.rate:,.0f} req/s", file=sys.stderr)
+            for side in sides:
+                self.rows.append(self._measured(backend, workers, side, connections))
+
+    def _measured(self, backend: str, workers: int, side: Side, connections: int) -> Row:
+        url, traffic = side.base_url, side.traffic
+        measure(url, traffic, connections=connections, seconds=WARM_UP_SECONDS, tag=self._tag())
+        before = side.cpu()
+        found = measure(url, traffic, connections=connections, seconds=self.options.seconds, tag=self._tag())
+        after = side.cpu()
+        server_us, database_us = (_per_request(a, b, found.requests) for a, b in zip(before, after, strict=True))
+        print(f"  {backend} ×{workers} {side.case} @{connections}: {found.rate:,.0f} req/s", file=sys.stderr)
+        return Row(backend, workers, side.case, connections, found, server_us, database_us)
 
     def _tag(self) -> str:
-        return f"m{next(self._tags)}"
+        return f"t{next(self._tags)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One server's row of a kind: where it serves, the row's name, its requests, its CPU probe."""
+
+    base_url: str
+    case: str
+    traffic: Traffic
+    cpu: CpuProbe
 
 
 def _per_request(before: float | None, after: float | None, requests: int) -> float | None:
@@ -238,14 +259,18 @@ def run_backend(bench: Bench, backend: str, folder: Path) -> None:
                 described = resolve_seed_runs(server.base_url)
                 if workers == bench.options.workers[0]:
                     print(f"{name}: {described}")
-                for case, traffic in WORKLOADS:
-                    bench.row(server.base_url, name, workers, case, traffic(), cpu)
+                # the hand-written floor on the same database, beside OnFile's server, once OnFile
+                # journaled the runs replayed: each of its rows right after OnFile's of the same kind
+                with baseline_server("bench.load_floor", folder, workers, environment) as (floor_url, floor_pid):
+                    floor_cpu = tree_probe(floor_pid, database_pid)
+                    floor_traffic = dict(FLOOR_WORKLOADS)
+                    for case, traffic in WORKLOADS:
+                        sides = [Side(server.base_url, case, traffic(), cpu)]
+                        if case in FLOOR_OF:
+                            sides.append(Side(floor_url, FLOOR_OF[case], floor_traffic[FLOOR_OF[case]](), floor_cpu))
+                        bench.side_by_side(name, workers, sides)
             finally:
                 server.stop()
-            # the hand-written floor on the same database, after OnFile journaled the replayed runs
-            with baseline_server("bench.load_floor", folder, workers, environment) as (base_url, pid):
-                for case, traffic in FLOOR_WORKLOADS:
-                    bench.row(base_url, name, workers, case, traffic(), tree_probe(pid, database_pid))
 
 
 def run(options: Options) -> list[Row]:
@@ -263,7 +288,13 @@ def run(options: Options) -> list[Row]:
     return bench.rows
 
 
+ROW_ORDER = (CEILING, *(case for case, _ in WORKLOADS), *(case for case, _ in FLOOR_WORKLOADS))
+"""The order of a table's rows within each backend and worker count (they are measured interleaved)."""
+
+
 def render(rows: list[Row]) -> str:
+    groups = list(dict.fromkeys((r.backend, r.workers) for r in rows))
+    rows = sorted(rows, key=lambda r: (groups.index((r.backend, r.workers)), ROW_ORDER.index(r.case), r.connections))
     ceiling = {(r.workers, r.connections): r.measured.rate for r in rows if r.case == CEILING}
     floors = {
         (r.backend, r.workers, r.case, r.connections): r.measured.rate for r in rows if r.case in FLOOR_OF.values()
