@@ -9,11 +9,13 @@ driver's own rows (tuples, asyncpg Records). A failure is raised as SQLAlchemy w
 
 A turn's reads borrow their connection straight from the engine's pool (`borrowed_reading`): making
 and putting back SQLAlchemy's `AsyncConnection` around it cost some 70–80 µs here, as much as the
-read itself on PostgreSQL. A connection that served a read cleanly is then kept for the next read, up
-to a quarter of the pool, since checking it out and back in cost another 50 µs (`_KeptReaders`); one
-that failed goes back, and whatever the pool invalidates or disposes of, the kept ones follow. The
-pool, its size, and the translation of a failed connect are SQLAlchemy's own, unchanged; a read opens
-no transaction on either driver.
+read itself on PostgreSQL. A connection that served a read cleanly is then kept for the next read,
+since checking it out and back in cost another 50 µs (`_KeptReaders`). Reads are lent at most a
+quarter of the pool at once; a read that finds them all in use waits for one to come back (up to
+`LEND_WAIT_SECONDS`, then it takes one from the pool), so that many concurrent turns share a few
+connections rather than checking more out and back in. One that failed goes back, and whatever the
+pool invalidates or disposes of, the kept ones follow. The pool, its size, and the translation of a
+failed connect are SQLAlchemy's own, unchanged; a read opens no transaction on either driver.
 
 On SQLite every call into aiosqlite is a round trip to its connection's thread, and on these machines
 a round trip costs about ten times what a point read costs SQLite (some 170 µs of CPU against 16 µs).
@@ -34,11 +36,14 @@ anyone else's goes to the thread from the start.
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import sqlite3
 import threading
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -139,20 +144,110 @@ ReadConnection = AsyncConnection | BorrowedConnection
 
 
 class _KeptReaders:
-    """The read connections one engine keeps between turns, out of its pool (see `borrowed_reading`).
+    """The read connections one engine lends its turns' reads and keeps between them, out of its pool
+    (see `borrowed_reading`).
 
-    A kept connection is checked out of SQLAlchemy's pool, and counts against its size: at most a
-    quarter of the pool is kept, so writers and everything else always find the rest."""
+    At most `most` connections are lent at once, idle ones included: a quarter of the pool, so that
+    writers and everything else always find the rest. A read that finds them all in use waits for
+    one to come back, as a pool of that size would, rather than taking another from SQLAlchemy's pool
+    and handing it back after: under many concurrent turns that checkout and checkin cost more than
+    the read. A read waits at most `LEND_WAIT_SECONDS` (a slow read must not hold up short ones for
+    long), and a task that already holds a lent connection never waits for a second: both take one
+    from the pool instead, given back after (`counted` False)."""
 
-    __slots__ = ("idle", "most", "stale")
+    __slots__ = ("idle", "lent", "most", "stale", "waiting")
 
     def __init__(self, most: int) -> None:
         self.idle: list[PoolProxiedConnection] = []
+        self.lent = 0
+        """How many connections are lent now: in use by a read, idle, or stale."""
         self.most = most
         self.stale: list[PoolProxiedConnection] = []
         """Kept when the pool invalidated a connection: given back to the pool on the next borrow
         (an outage's other connections are as dead as the one that failed, and the pool replaces
         them at checkout; a kept one would fail a turn first)."""
+        self.waiting: collections.deque[asyncio.Future[PoolProxiedConnection | None]] = collections.deque()
+
+    async def borrow(self, engine: AsyncEngine) -> tuple[PoolProxiedConnection, bool]:
+        """A connection for a read, and whether it is lent (counted against `most`)."""
+        if self.stale:
+            stale, self.stale = self.stale, []
+            for pooled in stale:
+                try:
+                    await greenlet_spawn(pooled.close)
+                finally:
+                    self._freed()
+        waited_long = False
+        while True:
+            if self.idle:
+                return self.idle.pop(), True
+            if self.lent < self.most:
+                self.lent += 1
+                try:
+                    return await engine.raw_connection(), True
+                except BaseException:
+                    self._freed()
+                    raise
+            if waited_long or _lending.get():
+                return await engine.raw_connection(), False
+            handed, waited_long = await self._wait()
+            if handed is not None:
+                return handed, True
+
+    async def give_back(self, pooled: PoolProxiedConnection, *, lent: bool, clean: bool) -> None:
+        """A connection back from a read: kept (or handed to a read waiting for one) when it is lent
+        and served its read cleanly; otherwise given back to the pool, which closes or replaces it."""
+        if lent and clean and pooled.is_valid:
+            if not self._hand(pooled):
+                self.idle.append(pooled)
+            return
+        try:
+            await greenlet_spawn(pooled.close)
+        finally:
+            if lent:
+                self._freed()
+
+    def _freed(self) -> None:
+        """A lent connection went back to the pool: a read waiting may borrow another in its place."""
+        self.lent -= 1
+        self._hand(None)
+
+    def _hand(self, pooled: PoolProxiedConnection | None) -> bool:
+        """Give `pooled` (None: the right to borrow one) to the first read still waiting; whether one was."""
+        while self.waiting:
+            waiter = self.waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(pooled)
+                return True
+        return False
+
+    async def _wait(self) -> tuple[PoolProxiedConnection | None, bool]:
+        """A connection handed back (or None: a lent one went back to the pool, so one may be
+        borrowed in its place), and whether `LEND_WAIT_SECONDS` passed first."""
+        waiter: asyncio.Future[PoolProxiedConnection | None] = asyncio.get_running_loop().create_future()
+        self.waiting.append(waiter)
+        try:
+            async with asyncio.timeout(LEND_WAIT_SECONDS):
+                await waiter
+        except TimeoutError:
+            pass
+        except BaseException:
+            self._pass_on(waiter)  # cancelled: what was handed to this read goes to another
+            raise
+        if waiter.done() and not waiter.cancelled():
+            return waiter.result(), False  # handed over as the time ran out: still this read's
+        waiter.cancel()
+        return None, True
+
+    def _pass_on(self, waiter: asyncio.Future[PoolProxiedConnection | None]) -> None:
+        if not waiter.done():
+            waiter.cancel()
+        elif not waiter.cancelled():
+            handed = waiter.result()
+            if handed is None:
+                self._hand(None)
+            elif not self._hand(handed):
+                self.idle.append(handed)
 
     def drop(self, *_event: object) -> None:
         self.stale += self.idle
@@ -162,8 +257,16 @@ class _KeptReaders:
         """The engine is disposed (inside its greenlet): what is kept is closed now, not left open."""
         kept, self.idle = [*self.idle, *self.stale], []
         self.stale = []
+        self.lent -= len(kept)
         for pooled in kept:
             pooled.invalidate()
+
+
+_lending: ContextVar[bool] = ContextVar("onfile_lending", default=False)
+"""Whether this task holds a lent connection (then it never waits for a second)."""
+
+LEND_WAIT_SECONDS = 0.25
+"""The longest a read waits for a lent connection before it takes one from the pool instead."""
 
 
 _kept_of: weakref.WeakKeyDictionary[AsyncEngine, _KeptReaders | None] = weakref.WeakKeyDictionary()
@@ -203,17 +306,19 @@ class borrowed_reading:  # noqa: N801 - used as the function it replaces: `async
 
     A turn's read is a few hundred microseconds, and checking a connection out of SQLAlchemy's pool
     and back in cost some 50 µs of it (each runs in a greenlet, since either may open or close a
-    connection, which awaits the driver). So a connection that served a read cleanly is kept for the
-    next one, up to `_KeptReaders.most`; one that failed, or that the pool invalidated, goes back to
-    the pool, which closes or replaces it."""
+    connection, which awaits the driver). So reads are lent up to `_KeptReaders.most` connections,
+    waiting for one when all are in use, and one that served a read cleanly is kept for the next; one
+    that failed, or that the pool invalidated, goes back to the pool, which closes or replaces it."""
 
-    __slots__ = ("_engine", "_kept", "_pooled", "_reading")
+    __slots__ = ("_engine", "_kept", "_lent", "_pooled", "_reading", "_token")
 
     def __init__(self, engine: AsyncEngine) -> None:
         self._engine = engine
         self._kept: _KeptReaders | None = None
+        self._lent = False
         self._pooled: PoolProxiedConnection | None = None
         self._reading: AbstractAsyncContextManager[AsyncConnection] | None = None
+        self._token: Token[bool] | None = None
 
     async def __aenter__(self) -> ReadConnection:
         engine = self._engine
@@ -221,14 +326,12 @@ class borrowed_reading:  # noqa: N801 - used as the function it replaces: `async
             self._reading = reading(engine)
             return await self._reading.__aenter__()
         kept = self._kept = _kept_readers(engine)
-        if kept is not None and kept.stale:
-            stale, kept.stale = kept.stale, []
-            for pooled in stale:
-                await greenlet_spawn(pooled.close)
-        if kept is not None and kept.idle:
-            self._pooled = kept.idle.pop()
-        else:
+        if kept is None:
             self._pooled = await engine.raw_connection()
+        else:
+            self._pooled, self._lent = await kept.borrow(engine)
+            if self._lent:
+                self._token = _lending.set(True)
         return BorrowedConnection(engine.dialect, self._pooled, _inline_readers(engine))
 
     async def __aexit__(self, kind: type[BaseException] | None, error: BaseException | None, trace: Any) -> None:
@@ -237,10 +340,12 @@ class borrowed_reading:  # noqa: N801 - used as the function it replaces: `async
             return
         pooled, kept = self._pooled, self._kept
         assert pooled is not None  # noqa: S101 - entered
-        if kind is None and kept is not None and pooled.is_valid and len(kept.idle) < kept.most:
-            kept.idle.append(pooled)
+        if self._token is not None:
+            _lending.reset(self._token)
+        if kept is None:
+            await greenlet_spawn(pooled.close)
             return
-        await greenlet_spawn(pooled.close)
+        await kept.give_back(pooled, lent=self._lent, clean=kind is None)
 
 
 async def driver_rows(connection: ReadConnection, sql: str, params: Sequence[Any]) -> Sequence[Sequence[Any]]:
