@@ -120,7 +120,7 @@ async def open_services(
         ),
         consent=Consent(memory, provider, controls, audit, gate),
         expiry=Expiry(provider, controls, journal, audit, gate),
-        imports=Imports(memory, provider),
+        imports=Imports(memory, provider, audit),
         audit=audit,
         people=people,
         personal=PersonalMemories(

@@ -25,6 +25,7 @@ __all__ = ("AUDIT_ACTIONS", "AuditAction", "AuditEntry", "AuditTrail")
 AuditAction = Literal[
     "write",
     "edit",
+    "import",
     "delete",
     "pin",
     "unpin",

@@ -1,5 +1,6 @@
 """Importing a person's own export on both databases: every memory written as stated by the person at
-their own scope, in one transaction; a shared fact never written; nothing written when a line cannot be."""
+their own scope, in one transaction with its audit entry (the value replaced and the value written); a
+shared fact never written; nothing written, nor audited, when a line cannot be."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import MemoryConfig, MemoryOrigin
 from store.importing import Imports
+from store.persistence.audit import AuditTrail
 from store.persistence.provider import SqlMemoryProvider
 from tests.integration.builders import ADA, agent_origin, ctx
 
@@ -22,7 +24,8 @@ async def held(provider: SqlMemoryProvider) -> dict[str, tuple[str, str]]:
 
 async def test_an_import_writes_each_line_as_stated_by_the_person_at_their_own_scope(engine: AsyncEngine) -> None:
     provider = SqlMemoryProvider(engine)
-    imports = Imports(MemoryConfig(provider=provider), provider)
+    audit = AuditTrail(engine)
+    imports = Imports(MemoryConfig(provider=provider), provider, audit)
     await provider.write(key="tone", text="short answers", scope="actor:ada", origin=agent_origin(), ctx=ctx())
     await provider.write(key="manifest", text="printed", scope="tenant:berlin", origin=BERLIN, ctx=ctx())
     document = json.dumps(
@@ -41,11 +44,20 @@ async def test_an_import_writes_each_line_as_stated_by_the_person_at_their_own_s
         "actor:ada team": ("dispatch", "human"),
         "tenant:berlin manifest": ("printed", "human"),
     }
+    audited = {
+        entry.key: (entry.who, entry.action, entry.before and entry.before["text"], entry.after["text"])
+        for entry in await audit.at_scopes(["actor:ada", "tenant:berlin"])
+    }
+    assert audited == {
+        "tone": ("ada", "import", "short answers", "one sentence"),
+        "team": ("ada", "import", None, "dispatch"),
+    }
 
 
 async def test_an_import_with_a_line_in_error_writes_nothing(engine: AsyncEngine) -> None:
     provider = SqlMemoryProvider(engine)
-    imports = Imports(MemoryConfig(provider=provider, max_fact_chars=20), provider)
+    audit = AuditTrail(engine)
+    imports = Imports(MemoryConfig(provider=provider, max_fact_chars=20), provider, audit)
     document = json.dumps([{"key": "team", "text": "dispatch"}, {"key": "essay", "text": "x" * 21}])
 
     imported = await imports.apply(ADA, document)
@@ -53,3 +65,4 @@ async def test_an_import_with_a_line_in_error_writes_nothing(engine: AsyncEngine
     assert imported.written == 0
     assert [line.number for line in imported.plan.errors] == [2]
     assert await held(provider) == {}
+    assert await audit.at_scopes(["actor:ada"]) == []

@@ -18,6 +18,7 @@ __all__ = ("ScopeLabel", "action_words", "organisation_name", "role_words", "sco
 _ACTIONS = {
     "write": "Published",
     "edit": "Edited",
+    "import": "Imported from their own file",
     "delete": "Deleted",
     "pin": "Made always on",
     "unpin": "No longer always on",
