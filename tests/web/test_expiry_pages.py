@@ -4,6 +4,8 @@ with htmx."""
 
 from __future__ import annotations
 
+import csv
+import io
 from datetime import UTC, datetime, timedelta
 
 from litestar import Litestar
@@ -110,6 +112,35 @@ async def test_the_person_sees_when_a_concluded_memory_goes_and_nothing_on_what_
     assert tone.find("button", {"data-action": "keep"}) is not None
     assert units.find(attrs={"data-expiry": True}) is None
     assert units.find("button", {"data-action": "keep"}) is None
+
+
+async def test_the_downloads_say_when_each_concluded_memory_goes_as_the_page_does(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    await organisation_keeps_for(client, login_as, "90")
+    concluded, stated = await ada_has_notes(services)
+    await login_as(ADA)
+    page = tree(await client.get("/"))
+    tone = page.find("li", {"data-entry": concluded})
+    assert tone is not None
+    shown = tone.find("time", {"class": "visually-hidden"})
+    assert shown is not None
+
+    exported = {entry["id"]: entry for entry in (await client.get("/memories/export.json")).json()}
+    rows = {
+        row["id"]: row
+        for row in csv.DictReader(io.StringIO((await client.get("/memories/export.csv")).text.lstrip("\ufeff")))
+    }
+
+    when = exported[concluded]["expiresAt"]
+    assert when is not None
+    assert when.endswith("Z")
+    assert when[:16] == shown["datetime"].replace("+00:00", "Z")[:16]
+    in_three_months = datetime.now(UTC) + timedelta(days=90)
+    assert abs(datetime.fromisoformat(when) - in_three_months) < timedelta(minutes=5)
+    assert rows[concluded]["expires_at"] == when
+    assert exported[stated]["expiresAt"] is None
+    assert rows[stated]["expires_at"] == ""
 
 
 async def expire(services: Services) -> None:

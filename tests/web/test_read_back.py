@@ -70,6 +70,7 @@ async def test_the_read_back_lists_everything_with_overrides_and_dangling_origin
         },
         "updatedAt": "2026-09-01T09:12:44Z",
         "overrides": [{"scope": "global", "text": "the fiscal year starts in October", "author": "human"}],
+        "expiresAt": None,
     }
     assert by_key["tone"]["origin"]["resolves"] is False
 

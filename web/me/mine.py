@@ -80,6 +80,7 @@ CSV_COLUMNS = (
     "origin_resolves",
     "promoted_from",
     "overrides",
+    "expires_at",
 )
 
 
@@ -104,6 +105,7 @@ def entries_csv(entries: list[MemoryEntryOut]) -> str:
             "yes" if e.origin.resolves else "no",
             e.origin.promoted_from or "",
             json.dumps(overrides, ensure_ascii=False) if overrides else "",
+            e.expires_at or "",
         ]
         writer.writerow([neutralise_cell(str(cell)) for cell in row])
     return out.getvalue()

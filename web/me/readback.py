@@ -6,6 +6,7 @@ model sees is harmless; showing them less is the failure this endpoint exists to
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated
 
 import msgspec
@@ -42,6 +43,9 @@ class MemoryEntryOut(msgspec.Struct, rename="camel", frozen=True):
     origin: MemoryOriginOut
     updated_at: str
     overrides: list[OverrideOut]
+    expires_at: str | None = None
+    """When the assistant stops using this memory (the organisation's lifetime for what it concludes,
+    from its last write or Keep; past, when it already expired), as UTC ISO 8601; null when never."""
 
 
 class ForgottenOut(msgspec.Struct, frozen=True):
@@ -62,6 +66,7 @@ async def read_back(
     entries = (await on_file(services, viewer.actor, thread_id)).entries
     origins = [origin_of(e) for e in entries]
     resolving = await resolving_origins(services, entries)
+    expiries = await services.expiry.expiries(viewer.actor, [e.record.id for e in entries])
     return [
         MemoryEntryOut(
             id=e.record.id,
@@ -77,11 +82,16 @@ async def read_back(
                 promoted_from=e.record.origin.promoted_from,
                 resolves=origin in resolving,
             ),
-            updated_at=e.record.updated_at.isoformat().replace("+00:00", "Z"),
+            updated_at=_utc_text(e.record.updated_at),
             overrides=[OverrideOut(scope=o.scope, text=o.text, author=o.author) for o in e.overrides],
+            expires_at=_utc_text(expiries[e.record.id]) if e.record.id in expiries else None,
         )
         for e, origin in zip(entries, origins, strict=True)
     ]
+
+
+def _utc_text(moment: datetime) -> str:
+    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 @get(
