@@ -80,6 +80,7 @@ __all__ = (
     "hold_back",
     "kept_readers",
     "point_rows",
+    "pooled_of",
     "rows_beside",
     "run_statement",
     "searched_rows",
@@ -348,15 +349,24 @@ class borrowed_reading:  # noqa: N801 - used as the function it replaces: `async
         await kept.give_back(pooled, lent=self._lent, clean=kind is None)
 
 
+async def pooled_of(connection: ReadConnection) -> PoolProxiedConnection:
+    """The pooled connection under `connection`. SQLAlchemy's `get_raw_connection` hops into a greenlet
+    each time, in case the connection must be made again, some 15 µs; one that holds its connection
+    (not closed, not invalidated) gives it without any, so it is read straight off it then."""
+    if isinstance(connection, BorrowedConnection):
+        return connection.pooled
+    held = connection.sync_connection
+    if held is not None and not held.closed and not held.invalidated:
+        return held.connection
+    return await connection.get_raw_connection()
+
+
 async def driver_rows(connection: ReadConnection, sql: str, params: Sequence[Any]) -> Sequence[Sequence[Any]]:
     """Every row `sql` selects, as the driver returns them (aiosqlite: tuples, in one trip to its
     thread; asyncpg: Records, through its statement cache). `sql` must be in the dialect's own
     parameter style; only for dialects `has_fast_driver` accepts."""
     borrowed = isinstance(connection, BorrowedConnection)
-    if isinstance(connection, BorrowedConnection):
-        pooled = connection.pooled
-    else:
-        pooled = await connection.get_raw_connection()
+    pooled = await pooled_of(connection)
     driver: Any = pooled.driver_connection
     sqlite_driver = connection.dialect.name == "sqlite"
     try:
@@ -494,7 +504,7 @@ async def hold_back(
         return False
     prepared = driver_statement(dialect, statement)
     held = (prepared.sql, prepared.parameters(values))
-    return defer_statement(await connection.get_raw_connection(), held, anchor=anchor)
+    return defer_statement(await pooled_of(connection), held, anchor=anchor)
 
 
 async def rows_beside(

@@ -26,7 +26,7 @@ from store import Actor, MemoryConfig, ScopeContext
 from store.domain.codec import record_to_json
 from store.persistence import engine as engine_module
 from store.persistence import open_engine, upgrade
-from store.persistence.driver import hold_back, point_rows, run_statement
+from store.persistence.driver import hold_back, point_rows, pooled_of, run_statement
 from store.persistence.engine import only_if_anchor_inserted, reading, writing
 from store.persistence.journal import RunJournal
 from store.persistence.outage import database_unavailable
@@ -397,3 +397,18 @@ async def test_a_statement_run_first_on_the_driver_inside_a_transaction_is_part_
         await insert_then_fail()
 
     assert await KnownPeople(engine).find("ada") is None
+
+
+async def test_the_pooled_connection_is_read_off_a_connection_holding_one_and_made_again_once_invalidated(
+    engine: AsyncEngine,
+) -> None:
+    async with engine.connect() as connection:
+        held = await pooled_of(connection)
+        assert held is await connection.get_raw_connection()
+        await connection.invalidate()
+
+        again = await pooled_of(connection)
+
+        assert again.is_valid
+        assert again is await connection.get_raw_connection()
+        assert (await connection.execute(select(1))).scalar_one() == 1
