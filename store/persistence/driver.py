@@ -154,7 +154,7 @@ class _KeptReaders:
     and handing it back after: under many concurrent turns that checkout and checkin cost more than
     the read. A read waits at most `LEND_WAIT_SECONDS` (a slow read must not hold up short ones for
     long), and a task that already holds a lent connection never waits for a second: both take one
-    from the pool instead, given back after (`counted` False)."""
+    from the pool instead, given back to it after (not lent)."""
 
     __slots__ = ("idle", "lent", "most", "stale", "waiting")
 

@@ -21,7 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.persistence.driver import Selecting, as_results, point_rows
 
-__all__ = ("KEY_SIZES", "KeyedStatement", "Selecting", "key_chunks")
+__all__ = ("KEY_SIZES", "KeyedStatement", "key_chunks")
 
 KEY_SIZES = (1, 4, 16, 64, 256)
 """The list lengths a keyed statement is built for: a list is padded to the next one."""

@@ -26,9 +26,9 @@ from sqlalchemy import BindParameter, Column, Insert, Table, bindparam, delete, 
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from store.persistence.driver import run_statement
+from store.persistence.driver import Selecting, run_statement
 from store.persistence.engine import writing
-from store.persistence.keyed import KeyedStatement, Selecting, key_chunks
+from store.persistence.keyed import KeyedStatement, key_chunks
 from store.persistence.tables import ConversationRunRow, ConversationThreadRow, table_of
 from store.persistence.types import utc_now
 
