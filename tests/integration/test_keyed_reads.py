@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +16,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryOrigin
 from store.persistence import driver as driver_module
-from store.persistence import open_engine, upgrade
+from store.persistence import open_engine
 from store.persistence.controls import MemoryControlStore
 from store.persistence.engine import reading
 from store.persistence.journal import RunJournal
@@ -124,10 +123,9 @@ async def test_origins_of_more_runs_than_one_statement_names_resolve_as_each_one
 
 
 @pytest.fixture
-async def sqlite_file(tmp_path: Path) -> AsyncIterator[AsyncEngine]:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'keyed.sqlite3'}"
-    await upgrade(url)
-    engine = open_engine(url)
+async def sqlite_file(sqlite_database_url: str) -> AsyncIterator[AsyncEngine]:
+    """A SQLite file's engine: its reads by key run inline."""
+    engine = open_engine(sqlite_database_url)
     try:
         yield engine
     finally:

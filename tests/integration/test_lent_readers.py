@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 
 import pytest
 from sqlalchemy import event
@@ -31,6 +32,25 @@ async def small_pool(database_url: str) -> AsyncIterator[AsyncEngine]:
         yield engine
     finally:
         await engine.dispose()
+
+
+@asynccontextmanager
+async def reads_holding(engine: AsyncEngine, count: int) -> AsyncIterator[None]:
+    """`count` reads of other tasks, each holding its borrowed connection for the time of the block."""
+    held, done = asyncio.Barrier(count + 1), asyncio.Event()
+
+    async def hold() -> None:
+        async with borrowed_reading(engine):
+            await held.wait()
+            await done.wait()
+
+    holders = [asyncio.create_task(hold()) for _ in range(count)]
+    await held.wait()
+    try:
+        yield
+    finally:
+        done.set()
+        await asyncio.gather(*holders)
 
 
 def _checkouts(engine: AsyncEngine) -> list[object]:
@@ -73,20 +93,10 @@ async def test_a_read_waits_no_longer_than_the_lend_wait_then_takes_a_connection
     small_pool: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(driver_module, "LEND_WAIT_SECONDS", 0.05)
-    held, done = asyncio.Barrier(LENT + 1), asyncio.Event()
 
-    async def hold() -> None:
-        async with borrowed_reading(small_pool):
-            await held.wait()
-            await done.wait()
-
-    holders = [asyncio.create_task(hold()) for _ in range(LENT)]
-    await held.wait()
-    async with borrowed_reading(small_pool) as connection:
+    async with reads_holding(small_pool, LENT), borrowed_reading(small_pool) as connection:
         assert await records_at_scopes(connection, SCOPES) == []
         assert _checked_out(small_pool) == LENT + 1
-    done.set()
-    await asyncio.gather(*holders)
 
     assert _checked_out(small_pool) == LENT  # the one taken past the lent ones went back
     assert kept_readers(small_pool) == LENT
@@ -96,23 +106,13 @@ async def test_a_task_holding_a_lent_connection_never_waits_for_a_second(
     small_pool: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(driver_module, "LEND_WAIT_SECONDS", 10.0)
-    held, done = asyncio.Barrier(2), asyncio.Event()
-
-    async def hold() -> None:
-        async with borrowed_reading(small_pool):
-            await held.wait()
-            await done.wait()
-
-    other = asyncio.create_task(hold())
-    await held.wait()
 
     async def nested() -> None:
         async with borrowed_reading(small_pool), borrowed_reading(small_pool) as second:
             await records_at_scopes(second, SCOPES)
 
-    await asyncio.wait_for(nested(), timeout=2)
-    done.set()
-    await other
+    async with reads_holding(small_pool, LENT - 1):
+        await asyncio.wait_for(nested(), timeout=2)
     assert _checked_out(small_pool) == LENT
 
 
@@ -156,32 +156,22 @@ async def test_a_connection_handed_to_a_read_cancelled_before_it_ran_is_kept_not
 ) -> None:
     monkeypatch.setattr(driver_module, "LEND_WAIT_SECONDS", 10.0)
     checkouts = _checkouts(small_pool)
-    held, done = asyncio.Barrier(2), asyncio.Event()
-
-    async def hold() -> None:
-        async with borrowed_reading(small_pool):
-            await held.wait()
-            await done.wait()
-
-    other = asyncio.create_task(hold())
-    await held.wait()
 
     async def read() -> None:
         async with borrowed_reading(small_pool):
             pass
 
-    async with borrowed_reading(small_pool):
-        # a read of another request: it does not share this task's lent connection, so it waits
-        waiting = asyncio.create_task(read(), context=contextvars.Context())
-        for _ in range(5):
-            await asyncio.sleep(0)
-        assert not waiting.done()
-    # leaving the block handed its connection to the waiting read, which has not run yet
-    waiting.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await waiting
-    done.set()
-    await other
+    async with reads_holding(small_pool, LENT - 1):
+        async with borrowed_reading(small_pool):
+            # a read of another request: it does not share this task's lent connection, so it waits
+            waiting = asyncio.create_task(read(), context=contextvars.Context())
+            for _ in range(5):
+                await asyncio.sleep(0)
+            assert not waiting.done()
+        # leaving the block handed its connection to the waiting read, which has not run yet
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
 
     assert kept_readers(small_pool) == LENT
     assert _checked_out(small_pool) == LENT

@@ -41,6 +41,21 @@ async def ada_has_notes(services: Services) -> tuple[str, str]:
     return concluded.id, stated.id
 
 
+async def ada_with_notes_kept_three_months(client: Client, services: Services, login_as: LoginAs) -> tuple[str, str]:
+    """Berlin keeps what the assistant concludes for 90 days; Ada, signed in, has a note it concluded
+    and one she stated: their ids."""
+    await organisation_keeps_for(client, login_as, "90")
+    notes = await ada_has_notes(services)
+    await login_as(ADA)
+    return notes
+
+
+async def entries_shown(client: Client, *ids: str) -> list[Element]:
+    """The rows of the memories `ids` on the person's page, in that order."""
+    page = tree(await client.get("/"))
+    return [entry(page, id) for id in ids]
+
+
 async def test_an_administrator_chooses_how_long_conclusions_are_kept_and_it_is_audited(
     client: Client, services: Services, login_as: LoginAs
 ) -> None:
@@ -96,16 +111,10 @@ async def test_someone_who_administers_no_organisation_cannot_set_a_lifetime(
 async def test_the_person_sees_when_a_concluded_memory_goes_and_nothing_on_what_they_stated(
     client: Client, services: Services, login_as: LoginAs
 ) -> None:
-    await organisation_keeps_for(client, login_as, "90")
-    concluded, stated = await ada_has_notes(services)
-    await login_as(ADA)
+    concluded, stated = await ada_with_notes_kept_three_months(client, services, login_as)
 
-    page = tree(await client.get("/"))
+    tone, units = await entries_shown(client, concluded, stated)
 
-    tone = page.find("li", {"data-entry": concluded})
-    units = page.find("li", {"data-entry": stated})
-    assert tone is not None
-    assert units is not None
     expiry = tone.find(attrs={"data-expiry": "expires"})
     assert expiry is not None
     assert expiry.text.startswith("Your assistant stops using this in 3 months, unless you keep it.")
@@ -117,12 +126,8 @@ async def test_the_person_sees_when_a_concluded_memory_goes_and_nothing_on_what_
 async def test_the_downloads_say_when_each_concluded_memory_goes_as_the_page_does(
     client: Client, services: Services, login_as: LoginAs
 ) -> None:
-    await organisation_keeps_for(client, login_as, "90")
-    concluded, stated = await ada_has_notes(services)
-    await login_as(ADA)
-    page = tree(await client.get("/"))
-    tone = page.find("li", {"data-entry": concluded})
-    assert tone is not None
+    concluded, stated = await ada_with_notes_kept_three_months(client, services, login_as)
+    tone, _ = await entries_shown(client, concluded, stated)
     shown = tone.find("time", {"class": "visually-hidden"})
     assert shown is not None
 
