@@ -218,7 +218,8 @@ class RunJournal:
     async def offered_in(self, actor_id: str, memory_ids: Sequence[str]) -> list[tuple[str, datetime, str | None, str]]:
         """Each (run, when, conversation, memory) where a run for `actor_id` still kept was offered one
         of `memory_ids`, read from the checkpoints at `offered_at` by the database's own JSON functions,
-        so only those memories' rows leave it. One statement per 500 ids."""
+        so only those memories' rows leave it. One statement per `key_chunks` piece (on a SQLite file,
+        inline, `store.persistence.keyed`)."""
         found: list[tuple[str, datetime, str | None, str]] = []
         statement = _OFFERED_IN[self._engine.dialect.name]
         values = {"actor_id": actor_id, "position": self._offered_at}
