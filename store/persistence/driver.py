@@ -330,7 +330,10 @@ class borrowed_reading:  # noqa: N801 - used as the function it replaces: `async
         if kept is None:
             self._pooled = await engine.raw_connection()
         else:
-            self._pooled, self._lent = await kept.borrow(engine)
+            if kept.idle and not kept.stale:  # the usual case, with nothing to await
+                self._pooled, self._lent = kept.idle.pop(), True
+            else:
+                self._pooled, self._lent = await kept.borrow(engine)
             if self._lent:
                 self._token = _lending.set(True)
         return BorrowedConnection(engine.dialect, self._pooled, _inline_readers(engine))
@@ -345,8 +348,10 @@ class borrowed_reading:  # noqa: N801 - used as the function it replaces: `async
             _lending.reset(self._token)
         if kept is None:
             await greenlet_spawn(pooled.close)
-            return
-        await kept.give_back(pooled, lent=self._lent, clean=kind is None)
+        elif self._lent and kind is None and not kept.waiting and pooled.is_valid:
+            kept.idle.append(pooled)  # the usual case: kept for the next read, nobody waiting
+        else:
+            await kept.give_back(pooled, lent=self._lent, clean=kind is None)
 
 
 async def pooled_of(connection: ReadConnection) -> PoolProxiedConnection:
