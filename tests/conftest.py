@@ -121,13 +121,25 @@ def postgres_database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Ite
     yield from _fresh_database(request, tmp_path, "postgres")
 
 
-@pytest.fixture
-async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
-    engine = open_engine(database_url)
+async def _engine_on(url: str) -> AsyncIterator[AsyncEngine]:
+    engine = open_engine(url)
     try:
         yield engine
     finally:
         await engine.dispose()
+
+
+@pytest.fixture
+async def engine(database_url: str) -> AsyncIterator[AsyncEngine]:
+    async for made in _engine_on(database_url):
+        yield made
+
+
+@pytest.fixture
+async def sqlite_engine(sqlite_database_url: str) -> AsyncIterator[AsyncEngine]:
+    """An engine on a freshly migrated SQLite file: its short reads and lookups by key run inline."""
+    async for made in _engine_on(sqlite_database_url):
+        yield made
 
 
 @pytest.fixture(params=PROVIDERS)

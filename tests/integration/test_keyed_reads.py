@@ -6,7 +6,7 @@ SQLAlchemy or on the driver's thread."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,7 +16,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryOrigin
 from store.persistence import driver as driver_module
-from store.persistence import open_engine
 from store.persistence.controls import MemoryControlStore
 from store.persistence.engine import reading
 from store.persistence.journal import RunJournal
@@ -122,28 +121,18 @@ async def test_origins_of_more_runs_than_one_statement_names_resolve_as_each_one
     assert resolving == {Origin("thr_1", run_id) for run_id in runs if run_id not in runs[::9]} | {Origin(None)}
 
 
-@pytest.fixture
-async def sqlite_file(sqlite_database_url: str) -> AsyncIterator[AsyncEngine]:
-    """A SQLite file's engine: its reads by key run inline."""
-    engine = open_engine(sqlite_database_url)
-    try:
-        yield engine
-    finally:
-        await engine.dispose()
-
-
-async def test_a_pages_questions_about_its_entries_run_inline_on_a_sqlite_file(
-    sqlite_file: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+async def test_a_pages_questions_about_its_entries_run_inline_on_a_sqlite_engine(
+    sqlite_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    known, controls = KnownPeople(sqlite_file), MemoryControlStore(sqlite_file)
+    known, controls = KnownPeople(sqlite_engine), MemoryControlStore(sqlite_engine)
     await known.note(ADA, name="Ada Lovelace")
-    provider = SqlMemoryProvider(sqlite_file)
+    provider = SqlMemoryProvider(sqlite_engine)
     written = [
         await provider.write(key=f"k{n}", text="v", scope="actor:ada", origin=agent_origin(), ctx=ctx())
         for n in range(20)
     ]
     ids = [record.id for record in written]
-    registry = ConversationRegistry(sqlite_file)
+    registry = ConversationRegistry(sqlite_engine)
     await registry.register_run("run_1", "thr_1", "ada")
     pooled: list[str] = []
     on_driver = driver_module.driver_rows
@@ -154,12 +143,12 @@ async def test_a_pages_questions_about_its_entries_run_inline_on_a_sqlite_file(
 
     monkeypatch.setattr(driver_module, "driver_rows", counted)
 
-    with statements_run(sqlite_file) as run:
+    with statements_run(sqlite_engine) as run:
         assert await known.names_of(["ada", "bob"]) == {"ada": "Ada Lovelace"}
-        assert len(await expiries_at_scope(sqlite_file, "actor:ada", ids)) == 0
+        assert len(await expiries_at_scope(sqlite_engine, "actor:ada", ids)) == 0
         assert await registry.origins_resolve([Origin("thr_1", "run_1")]) == {Origin("thr_1", "run_1")}
-        assert await RunJournal(sqlite_file).offered_in("ada", ids) == []
-        assert await UsageCounts(sqlite_file).counted("ada", ids, since=datetime.now(UTC).date()) == []
+        assert await RunJournal(sqlite_engine).offered_in("ada", ids) == []
+        assert await UsageCounts(sqlite_engine).counted("ada", ids, since=datetime.now(UTC).date()) == []
         assert not (await controls.controls_for(ADA)).paused
         assert await controls.waiting_count("ada") == 0
 

@@ -59,6 +59,11 @@ def _checkouts(engine: AsyncEngine) -> list[object]:
     return seen
 
 
+def _lent_all_kept(engine: AsyncEngine) -> bool:
+    """Whether the lent connections, and no more, are out of the pool, all kept for the next reads."""
+    return kept_readers(engine) == LENT and _checked_out(engine) == LENT
+
+
 def _checked_out(engine: AsyncEngine) -> int:
     pool = engine.sync_engine.pool
     assert isinstance(pool, QueuePool)
@@ -85,8 +90,7 @@ async def test_many_reads_at_once_share_the_lent_connections_without_checking_ou
 
     assert most_at_once == LENT
     assert len(checkouts) == LENT
-    assert kept_readers(small_pool) == LENT
-    assert _checked_out(small_pool) == LENT
+    assert _lent_all_kept(small_pool)
 
 
 async def test_a_read_waits_no_longer_than_the_lend_wait_then_takes_a_connection_from_the_pool(
@@ -98,8 +102,7 @@ async def test_a_read_waits_no_longer_than_the_lend_wait_then_takes_a_connection
         assert await records_at_scopes(connection, SCOPES) == []
         assert _checked_out(small_pool) == LENT + 1
 
-    assert _checked_out(small_pool) == LENT  # the one taken past the lent ones went back
-    assert kept_readers(small_pool) == LENT
+    assert _lent_all_kept(small_pool)  # the one taken past the lent ones went back
 
 
 async def test_a_task_holding_a_lent_connection_never_waits_for_a_second(
@@ -147,8 +150,7 @@ async def test_a_read_that_failed_lets_a_waiting_read_borrow_in_its_place(
         await failing
     done.set()
     await steady
-    assert kept_readers(small_pool) == LENT
-    assert _checked_out(small_pool) == LENT
+    assert _lent_all_kept(small_pool)
 
 
 async def test_a_connection_handed_to_a_read_cancelled_before_it_ran_is_kept_not_lost(
@@ -173,7 +175,6 @@ async def test_a_connection_handed_to_a_read_cancelled_before_it_ran_is_kept_not
         with pytest.raises(asyncio.CancelledError):
             await waiting
 
-    assert kept_readers(small_pool) == LENT
-    assert _checked_out(small_pool) == LENT
+    assert _lent_all_kept(small_pool)
     await read()  # served by what is kept: no checkout
     assert len(checkouts) == LENT

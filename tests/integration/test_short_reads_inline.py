@@ -5,8 +5,7 @@ a read of many rows, or one that runs past its step budget, still goes through t
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any
 
 import aiosqlite
@@ -15,7 +14,6 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.domain.types import MemoryRecord, Shortlist
 from store.persistence import driver as driver_module
-from store.persistence import open_engine, upgrade
 from store.persistence.driver import INLINE_ROWS_AT_MOST, BorrowedConnection, borrowed_reading
 from store.persistence.engine import reading
 from store.persistence.memories import records_at_scopes, records_at_scopes_up_to
@@ -64,17 +62,6 @@ async def _ticks_until(task: asyncio.Task[Any]) -> int:
     return ticks
 
 
-@pytest.fixture
-async def sqlite_file(tmp_path: Path) -> AsyncIterator[AsyncEngine]:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'inline.sqlite3'}"
-    await upgrade(url)
-    engine = open_engine(url)
-    try:
-        yield engine
-    finally:
-        await engine.dispose()
-
-
 @pytest.mark.parametrize("count", [0, 20, WHOLE_LIST_AT_MOST, WHOLE_LIST_AT_MOST + 1])
 async def test_a_short_read_answers_what_the_pooled_read_answers_on_every_backend(
     engine: AsyncEngine, count: int
@@ -95,9 +82,9 @@ async def test_a_short_read_answers_what_the_pooled_read_answers_on_every_backen
 
 
 async def test_a_turns_short_read_takes_no_trip_to_the_thread_and_sees_every_commit(
-    sqlite_file: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    sqlite_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    provider = SqlMemoryProvider(sqlite_file)
+    provider = SqlMemoryProvider(sqlite_engine)
     await provider.add(_memories(20))
     trips = ThreadTrips(monkeypatch)
 
@@ -113,9 +100,9 @@ async def test_a_turns_short_read_takes_no_trip_to_the_thread_and_sees_every_com
 
 
 async def test_a_read_of_twenty_thousand_rows_goes_through_the_thread_and_the_loop_runs_meanwhile(
-    sqlite_file: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    sqlite_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    provider = SqlMemoryProvider(sqlite_file)
+    provider = SqlMemoryProvider(sqlite_engine)
     await provider.add(_memories(20_000))
     trips = ThreadTrips(monkeypatch)
 
@@ -128,9 +115,9 @@ async def test_a_read_of_twenty_thousand_rows_goes_through_the_thread_and_the_lo
 
 
 async def test_a_ranked_turn_over_a_few_dozen_memories_takes_no_trip_to_the_thread_and_ranks_as_the_thread_does(
-    sqlite_file: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    sqlite_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    provider = SqlMemoryProvider(sqlite_file)
+    provider = SqlMemoryProvider(sqlite_engine)
     await provider.add(_memories(60))
     trips = ThreadTrips(monkeypatch)
 
@@ -146,9 +133,9 @@ async def test_a_ranked_turn_over_a_few_dozen_memories_takes_no_trip_to_the_thre
 
 
 async def test_a_ranked_turn_over_twenty_thousand_memories_searches_on_the_thread_and_the_loop_runs_meanwhile(
-    sqlite_file: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    sqlite_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    provider = SqlMemoryProvider(sqlite_file)
+    provider = SqlMemoryProvider(sqlite_engine)
     await provider.add(_memories(20_000))
     trips = ThreadTrips(monkeypatch)
 
@@ -163,12 +150,12 @@ async def test_a_ranked_turn_over_twenty_thousand_memories_searches_on_the_threa
 
 
 async def test_a_limited_read_of_more_rows_than_the_inline_bound_goes_through_the_thread(
-    sqlite_file: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    sqlite_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await SqlMemoryProvider(sqlite_file).add(_memories(INLINE_ROWS_AT_MOST + 10))
+    await SqlMemoryProvider(sqlite_engine).add(_memories(INLINE_ROWS_AT_MOST + 10))
     trips = ThreadTrips(monkeypatch)
 
-    async with borrowed_reading(sqlite_file) as borrowed:
+    async with borrowed_reading(sqlite_engine) as borrowed:
         found = await records_at_scopes_up_to(borrowed, SCOPES, INLINE_ROWS_AT_MOST + 10)
 
     assert found is not None
@@ -177,9 +164,9 @@ async def test_a_limited_read_of_more_rows_than_the_inline_bound_goes_through_th
 
 
 async def test_an_inline_read_past_its_step_budget_is_answered_on_the_thread_and_the_connection_kept(
-    sqlite_file: AsyncEngine, monkeypatch: pytest.MonkeyPatch
+    sqlite_engine: AsyncEngine, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    provider = SqlMemoryProvider(sqlite_file)
+    provider = SqlMemoryProvider(sqlite_engine)
     await provider.add(_memories(WHOLE_LIST_AT_MOST))
     expected = await provider.shortlist(scopes=SCOPES, limit=20, ctx=ctx())
     monkeypatch.setattr(driver_module, "INLINE_STEPS_AT_MOST", 2_000)  # a few dozen rows' worth
@@ -191,7 +178,7 @@ async def test_an_inline_read_past_its_step_budget_is_answered_on_the_thread_and
 
     assert trips.count == 2
     monkeypatch.undo()
-    async with borrowed_reading(sqlite_file) as borrowed:
+    async with borrowed_reading(sqlite_engine) as borrowed:
         assert isinstance(borrowed, BorrowedConnection)
         assert borrowed.inline is not None
         assert borrowed.inline.rows("SELECT 1", ()) == [(1,)]  # interrupted, not dropped
