@@ -18,21 +18,40 @@ then the id, in code points on either backend, as `store.domain.finding.in_page_
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import ColumnElement, Select, and_, exists, func, not_, or_, select
+from sqlalchemy import BindParameter, ColumnElement, Integer, Select, and_, bindparam, exists, func, not_, or_, select
 from sqlalchemy.engine import Dialect
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from store.domain.finding import needles
-from store.domain.paging import RecordsAsk, RecordsMatching, RecordsPage, found_beneath, jump_page, page_start
+from store.domain.finding import Order, needles
+from store.domain.paging import (
+    RecordsAsk,
+    RecordsMatching,
+    RecordsPage,
+    found_beneath,
+    jump_page,
+    page_start,
+)
 from store.domain.precedence import resolve_digest
 from store.domain.types import MemoryRecord
-from store.persistence.memories import LIVE, MEMORY_COLUMNS, key_in_code_points, memory, records_from_rows
+from store.persistence.driver import ReadConnection, run_statement
+from store.persistence.keyed import KEY_SIZES
+from store.persistence.memories import (
+    LIVE,
+    MEMORY_COLUMNS,
+    key_in_code_points,
+    memory,
+    records_from_rows,
+    records_of_rows,
+)
 from store.persistence.registry import runs, threads
 
 __all__ = (
+    "Passing",
     "contested_statements",
     "counts_statement",
     "matching_statement",
@@ -46,13 +65,16 @@ __all__ = (
 )
 
 _LIKE_ESCAPE = "\\"
+_SELECT = select(*MEMORY_COLUMNS)
 _IDS_AT_ONCE = 500
 """How many ids, or keys, one statement names: well under every driver's limit on parameters."""
 
 
-async def records_page(connection: AsyncConnection, ask: RecordsAsk) -> RecordsPage:
+async def records_page(connection: ReadConnection, ask: RecordsAsk) -> RecordsPage:
     """One page of the records on file (see the module docstring), in four kinds of statement: the
-    records of keys held at several scopes, the counts per scope, then a page of each scope shown."""
+    records of keys held at several scopes, the counts per scope, then a page of each scope shown.
+    Each statement is built once for its shape (`Passing`) and runs on the driver
+    (`store.persistence.driver.run_statement`)."""
     if not ask.scopes:
         return RecordsPage(held={}, matching={}, shown={})
     contested = await _contested(connection, ask.scopes)
@@ -67,39 +89,129 @@ async def records_page(connection: AsyncConnection, ask: RecordsAsk) -> RecordsP
         if ask.scope == scope and ask.jump is not None:
             page = jump_page(await _ahead(connection, ask, scope, passing), ask.size)
         start = page_start(matching[scope], page, ask.size)
-        rows = await connection.execute(page_statement(ask, scope, passing, start, connection.dialect))
-        shown[scope] = tuple(records_from_rows(rows.all()))
+        statement, values = page_statement(ask, scope, passing, start, connection.dialect)
+        shown[scope] = tuple(records_of_rows(connection, await run_statement(connection, statement, values)))
         starts[scope] = start
     return RecordsPage(held=held, matching=matching, shown=shown, starts=starts, contested=contested)
 
 
-async def records_matching(connection: AsyncConnection, ask: RecordsAsk) -> RecordsMatching:
+async def records_matching(connection: ReadConnection, ask: RecordsAsk) -> RecordsMatching:
     """Every record passing `ask`'s filters at the scopes it shows, with no page (see `RecordsMatching`):
     the person's own read in the list's order, the others counted per scope in one statement. A record
     a narrower one overrides is left out of both, as it is not the one that applies."""
     if not ask.scopes:
         return RecordsMatching()
     contested = await _contested(connection, ask.scopes)
-    passing = passing_conditions(ask, contested)
     applying = {e.key: e.record.id for e in resolve_digest(contested, scopes=ask.scopes, max_memories=None).entries}
     beaten = sorted(r.id for r in contested if applying.get(r.key, r.id) != r.id)
-    if beaten:
-        passing.append(memory.c.id.not_in(beaten))
+    passing = passing_conditions(ask, contested, beaten=beaten)
     shown = list(ask.scopes) if ask.scope is None else [ask.scope]
     own: list[MemoryRecord] = []
     if ask.own in shown:
-        rows = await connection.execute(matching_statement(ask, ask.own, passing, connection.dialect))
-        own = records_from_rows(rows.all())
+        statement, values = matching_statement(ask, ask.own, passing, connection.dialect)
+        own = records_of_rows(connection, await run_statement(connection, statement, values))
     wider = [scope for scope in shown if scope != ask.own]
     _, matching = await _counts(connection, wider, passing) if wider else ({}, {})
     return RecordsMatching(own=tuple(own), shared=sum(matching.values()), contested=contested)
 
 
+@dataclass(frozen=True, slots=True)
+class Passing:
+    """The filters of an ask (see the module docstring) as conditions on `agent_memory` with named
+    parameters, built once for each `shape` (how many words, each with how many needles and how many
+    ids found beneath it; who wrote it; whether its conversation is there), and the `values` those
+    parameters take for this ask. A list of ids is padded, as `store.persistence.keyed` pads one, to
+    one of few lengths, so few shapes are ever built."""
+
+    shape: tuple[Any, ...]
+    conditions: tuple[ColumnElement[bool], ...]
+    values: Mapping[str, Any]
+
+
+def passing_conditions(ask: RecordsAsk, contested: Sequence[MemoryRecord], *, beaten: Sequence[str] = ()) -> Passing:
+    """The filters of `ask`; `contested`, every record of a key held at more than one scope, says which
+    records are found by words beneath them. `beaten`, the ids of records left out as overridden."""
+    values: dict[str, Any] = {}
+    words: list[tuple[int, int]] = []
+    if ask.words:
+        entries = resolve_digest(contested, scopes=ask.scopes, max_memories=None).entries
+        beneath = found_beneath(entries, ask.words)
+        for i, word in enumerate(ask.words):
+            found = needles(word)
+            values.update((f"w{i}_{j}", _containing(needle)) for j, needle in enumerate(found))
+            ids = _padded(sorted(beneath[word]))
+            values.update((f"b{i}_{n}", id) for n, id in enumerate(ids))
+            words.append((len(found), len(ids)))
+    if ask.author:
+        values.update(own=ask.own, actor_id=ask.actor_id)
+    ids = _padded(sorted(beaten))
+    values.update((f"x{n}", id) for n, id in enumerate(ids))
+    shape = (tuple(words), ask.author, ask.origin, len(ids))
+    return Passing(shape, _conditions(shape), values)
+
+
+def _padded(ids: Sequence[str]) -> Sequence[str]:
+    """`ids` padded with its last to the next of `KEY_SIZES`, or past the largest to a multiple of it:
+    the same ids to an `IN`, in one of few lengths."""
+    if not ids:
+        return ids
+    most = KEY_SIZES[-1]
+    size = next((size for size in KEY_SIZES if size >= len(ids)), -(-len(ids) // most) * most)
+    return [*ids, *[ids[-1]] * (size - len(ids))]
+
+
+@lru_cache(maxsize=256)
+def _conditions(shape: tuple[Any, ...]) -> tuple[ColumnElement[bool], ...]:
+    words, author, origin, beaten = shape
+    conditions: list[ColumnElement[bool]] = []
+    for i, (found, ids) in enumerate(words):
+        holds = or_(*(memory.c.folded_words.like(bindparam(f"w{i}_{j}"), escape=_LIKE_ESCAPE) for j in range(found)))
+        beneath: list[BindParameter[Any]] = [bindparam(f"b{i}_{n}") for n in range(ids)]
+        conditions.append(or_(holds, memory.c.id.in_(beneath)) if beneath else holds)
+    if author:
+        conditions.append(_written_by(author))
+    if origin:
+        resolves = and_(
+            ~exists().where(threads.c.id == memory.c.origin_thread_id, threads.c.deleted_at.is_not(None)),
+            or_(
+                memory.c.origin_run_id.is_(None),
+                ~exists().where(runs.c.run_id == memory.c.origin_run_id, runs.c.dropped_at.is_not(None)),
+            ),
+        )
+        conditions.append(memory.c.origin_thread_id.is_not(None))
+        conditions.append(resolves if origin == "present" else not_(resolves))
+    if beaten:
+        conditions.append(memory.c.id.not_in([bindparam(f"x{n}") for n in range(beaten)]))
+    return tuple(conditions)
+
+
+_made: dict[tuple[Any, ...], Select[Any]] = {}
+"""The statements built, by what they are and their shape (see `Passing`)."""
+
+_MADE_AT_MOST = 1024
+
+
+def _statement(what: tuple[Any, ...], build: Callable[[], Select[Any]]) -> Select[Any]:
+    """The statement `what` names, built by `build` the first time it is asked for."""
+    statement = _made.get(what)
+    if statement is None:
+        if len(_made) >= _MADE_AT_MOST:
+            _made.clear()
+        statement = _made[what] = build()
+    return statement
+
+
 def matching_statement(
-    ask: RecordsAsk, scope: str, passing: Sequence[ColumnElement[bool]], dialect: Dialect
-) -> Select[Any]:
-    """Every one of `scope`'s passing records, in the asked order."""
-    return select(*MEMORY_COLUMNS).where(memory.c.scope == scope, *passing).order_by(*_order(ask, dialect))
+    ask: RecordsAsk, scope: str, passing: Passing, dialect: Dialect
+) -> tuple[Select[Any], dict[str, Any]]:
+    """Every one of `scope`'s passing records, in the asked order, and its parameters' values."""
+
+    def build() -> Select[Any]:
+        return _SELECT.where(memory.c.scope == bindparam("scope"), *passing.conditions).order_by(
+            *_order(ask.order, dialect)
+        )
+
+    return _statement(("matching", passing.shape, ask.order, dialect.name), build), {**passing.values, "scope": scope}
 
 
 async def records_of_ids(connection: AsyncConnection, scopes: Sequence[str], ids: Sequence[str]) -> list[MemoryRecord]:
@@ -138,82 +250,83 @@ def of_ids_statement(scopes: Sequence[str], ids: Sequence[str]) -> Select[Any]:
     return select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes), memory.c.key.in_(keys))
 
 
-async def _contested(connection: AsyncConnection, scopes: Sequence[str]) -> tuple[MemoryRecord, ...]:
+async def _contested(connection: ReadConnection, scopes: Sequence[str]) -> tuple[MemoryRecord, ...]:
     """Every record of a key held at more than one of `scopes`: each such key has a record at a scope
     wider than the narrowest, and the wider scopes hold few, so those are read, then the narrowest
     scope's records of their keys; the keys held once are left out here."""
     at_wider, *_ = contested_statements(scopes)
-    wider = records_from_rows((await connection.execute(at_wider)).all())
+    wider = records_of_rows(connection, await run_statement(connection, *at_wider))
     records = list(wider)
-    for narrowest in contested_statements(scopes, wider)[1:]:
-        records += records_from_rows((await connection.execute(narrowest)).all())
+    for statement, values in contested_statements(scopes, wider)[1:]:
+        records += records_of_rows(connection, await run_statement(connection, statement, values))
     held: dict[str, int] = {}
     for record in records:
         held[record.key] = held.get(record.key, 0) + 1
     return tuple(r for r in records if held[r.key] > 1)
 
 
-def contested_statements(scopes: Sequence[str], wider: Sequence[MemoryRecord] | None = None) -> list[Select[Any]]:
-    """What reads the records of the keys held at several scopes: every record at the wider scopes (all
-    but the first; they hold few), then, once those are known (`wider`), the narrowest scope's records
-    of their keys, named one by one so that each is a seek in the (scope, key) index whatever the
-    planner guesses of the scope's size. A record of the narrowest scope that expired (`LIVE`) contests
-    nothing: no prompt has it, so the wider value applies, and the page says so."""
-    at_wider = select(*MEMORY_COLUMNS).where(memory.c.scope.in_(scopes[1:]))
-    keys = sorted({r.key for r in wider or ()})
+def contested_statements(
+    scopes: Sequence[str], wider: Sequence[MemoryRecord] | None = None
+) -> list[tuple[Select[Any], dict[str, Any]]]:
+    """What reads the records of the keys held at several scopes, and its parameters' values: every
+    record at the wider scopes (all but the first; they hold few), then, once those are known
+    (`wider`), the narrowest scope's records of their keys, named one by one so that each is a seek in
+    the (scope, key) index whatever the planner guesses of the scope's size. A record of the narrowest
+    scope that expired (`LIVE`) contests nothing: no prompt has it, so the wider value applies, and
+    the page says so."""
+    count = len(scopes) - 1
+    at_wider = _statement(
+        ("wider", count), lambda: _SELECT.where(memory.c.scope.in_([bindparam(f"s{n}") for n in range(count)]))
+    )
+    found = [(at_wider, {f"s{n}": scope for n, scope in enumerate(scopes[1:])})]
+    keys = _padded(sorted({r.key for r in wider or ()}))
     if not keys:
-        return [at_wider]
-    narrowest = select(*MEMORY_COLUMNS).where(memory.c.scope == scopes[0], memory.c.key.in_(keys), LIVE)
-    return [at_wider, narrowest]
+        return found
+    size = len(keys)
+    narrowest = _statement(
+        ("narrowest", size),
+        lambda: _SELECT.where(
+            memory.c.scope == bindparam("scope"), memory.c.key.in_([bindparam(f"k{n}") for n in range(size)]), LIVE
+        ),
+    )
+    return [*found, (narrowest, {"scope": scopes[0], **{f"k{n}": key for n, key in enumerate(keys)}})]
 
 
-def counts_statement(scopes: Sequence[str], passing: Sequence[ColumnElement[bool]]) -> Select[Any]:
-    """Per scope: how many records it holds, and how many pass."""
-    passes = func.count().filter(and_(*passing)) if passing else func.count()
-    return select(memory.c.scope, func.count(), passes).where(memory.c.scope.in_(scopes)).group_by(memory.c.scope)
+def counts_statement(scopes: Sequence[str], passing: Passing) -> tuple[Select[Any], dict[str, Any]]:
+    """Per scope: how many records it holds, and how many pass; and its parameters' values."""
+
+    def build() -> Select[Any]:
+        passes = func.count().filter(and_(*passing.conditions)) if passing.conditions else func.count()
+        at = memory.c.scope.in_([bindparam(f"s{n}") for n in range(len(scopes))])
+        return select(memory.c.scope, func.count(), passes).where(at).group_by(memory.c.scope)
+
+    statement = _statement(("counts", passing.shape, len(scopes)), build)
+    return statement, {**passing.values, **{f"s{n}": scope for n, scope in enumerate(scopes)}}
 
 
 def page_statement(
-    ask: RecordsAsk, scope: str, passing: Sequence[ColumnElement[bool]], start: int, dialect: Dialect
-) -> Select[Any]:
-    """One page of `scope`'s passing records, in the asked order, from index `start`."""
-    return matching_statement(ask, scope, passing, dialect).limit(ask.size).offset(start)
+    ask: RecordsAsk, scope: str, passing: Passing, start: int, dialect: Dialect
+) -> tuple[Select[Any], dict[str, Any]]:
+    """One page of `scope`'s passing records, in the asked order, from index `start`; and its
+    parameters' values. The page's size is written into the statement, its start is bound."""
+
+    def build() -> Select[Any]:
+        matching, _ = matching_statement(ask, scope, passing, dialect)
+        return matching.limit(ask.size).offset(bindparam("start", type_=Integer))
+
+    statement = _statement(("page", passing.shape, ask.order, ask.size, dialect.name), build)
+    return statement, {**passing.values, "scope": scope, "start": start}
 
 
-def passing_conditions(ask: RecordsAsk, contested: Sequence[MemoryRecord]) -> list[ColumnElement[bool]]:
-    """The filters, as conditions on `agent_memory`; `contested`, every record of a key held at more
-    than one scope, says which records are found by words beneath them."""
-    conditions: list[ColumnElement[bool]] = []
-    if ask.words:
-        entries = resolve_digest(contested, scopes=ask.scopes, max_memories=None).entries
-        beneath = found_beneath(entries, ask.words)
-        for word in ask.words:
-            holds = or_(*(memory.c.folded_words.like(_containing(n), escape=_LIKE_ESCAPE) for n in needles(word)))
-            conditions.append(or_(holds, memory.c.id.in_(sorted(beneath[word]))) if beneath[word] else holds)
-    if ask.author:
-        conditions.append(_written_by(ask))
-    if ask.origin:
-        resolves = and_(
-            ~exists().where(threads.c.id == memory.c.origin_thread_id, threads.c.deleted_at.is_not(None)),
-            or_(
-                memory.c.origin_run_id.is_(None),
-                ~exists().where(runs.c.run_id == memory.c.origin_run_id, runs.c.dropped_at.is_not(None)),
-            ),
-        )
-        conditions.append(memory.c.origin_thread_id.is_not(None))
-        conditions.append(resolves if ask.origin == "present" else not_(resolves))
-    return conditions
-
-
-def _written_by(ask: RecordsAsk) -> ColumnElement[bool]:
+def _written_by(author: str) -> ColumnElement[bool]:
     by_assistant = memory.c.origin_author == "agent"
     theirs = and_(
-        memory.c.scope == ask.own,
-        or_(memory.c.origin_actor_ref.is_(None), memory.c.origin_actor_ref == ask.actor_id),
+        memory.c.scope == bindparam("own"),
+        or_(memory.c.origin_actor_ref.is_(None), memory.c.origin_actor_ref == bindparam("actor_id")),
     )
-    if ask.author == "assistant":
+    if author == "assistant":
         return by_assistant
-    if ask.author == "you":
+    if author == "you":
         return and_(not_(by_assistant), theirs)
     return and_(not_(by_assistant), not_(theirs))
 
@@ -224,31 +337,36 @@ def _containing(needle: str) -> str:
 
 
 async def _counts(
-    connection: AsyncConnection, scopes: Sequence[str], passing: Sequence[ColumnElement[bool]]
+    connection: ReadConnection, scopes: Sequence[str], passing: Passing
 ) -> tuple[dict[str, int], dict[str, int]]:
     """How many records each scope holds, and how many of them pass, in one statement."""
-    rows = await connection.execute(counts_statement(scopes, passing))
     held: dict[str, int] = {}
     matching: dict[str, int] = {}
-    for scope, count, passed in rows.all():
-        held[scope], matching[scope] = count, passed
+    for scope, count, passed in await run_statement(connection, *counts_statement(scopes, passing)):
+        held[scope], matching[scope] = int(count), int(passed)
     return held, matching
 
 
-async def _ahead(
-    connection: AsyncConnection, ask: RecordsAsk, scope: str, passing: Sequence[ColumnElement[bool]]
-) -> int:
+async def _ahead(connection: ReadConnection, ask: RecordsAsk, scope: str, passing: Passing) -> int:
     """How many passing records at `scope` come before the date jump's instant in the list's order."""
-    before = memory.c.updated_at >= ask.jump if ask.order == "newest" else memory.c.updated_at < ask.jump
-    counted = select(func.count()).select_from(memory).where(memory.c.scope == scope, before, *passing)
-    return int((await connection.execute(counted)).scalar_one())
+    newest = ask.order == "newest"
+
+    def build() -> Select[Any]:
+        jump = bindparam("jump", type_=memory.c.updated_at.type)
+        before = memory.c.updated_at >= jump if newest else memory.c.updated_at < jump
+        at = memory.c.scope == bindparam("scope")
+        return select(func.count()).select_from(memory).where(at, before, *passing.conditions)
+
+    statement = _statement(("ahead", passing.shape, newest), build)
+    rows = await run_statement(connection, statement, {**passing.values, "scope": scope, "jump": ask.jump})
+    return int(rows[0][0])
 
 
-def _order(ask: RecordsAsk, dialect: Dialect) -> list[ColumnElement[Any]]:
+def _order(order: Order, dialect: Dialect) -> list[ColumnElement[Any]]:
     in_code_points = dialect.name == "postgresql"
     key = key_in_code_points(dialect)
     id_ = memory.c.id.collate("C") if in_code_points else memory.c.id
-    if ask.order == "key":
+    if order == "key":
         return [memory.c.sort_key.collate("C") if in_code_points else memory.c.sort_key, key, id_]
     when = memory.c.updated_at
-    return [when.desc() if ask.order == "newest" else when.asc(), key, id_]
+    return [when.desc() if order == "newest" else when.asc(), key, id_]

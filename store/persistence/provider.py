@@ -302,13 +302,13 @@ class SqlMemoryProvider:
     async def records_page(self, ask: RecordsAsk) -> RecordsPage:
         """A page of the records on file for a person, searched, filtered, counted, ordered and paged
         by the database (`store.persistence.listing`)."""
-        async with reading(self._engine) as connection:
+        async with borrowed_reading(self._engine) as connection:
             return await records_page(connection, ask)
 
     async def records_matching(self, ask: RecordsAsk) -> RecordsMatching:
         """Every record on file for a person that passes `ask`'s filters, with no page: their own read,
         the others counted (`store.persistence.listing`), for acting on all that match."""
-        async with reading(self._engine) as connection:
+        async with borrowed_reading(self._engine) as connection:
             return await records_matching(connection, ask)
 
     async def records_holding(self, scopes: Sequence[str], keys: Sequence[str]) -> builtins.list[MemoryRecord]:
