@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Literal
 
+from markupsafe import Markup
+
 from store import DIRECTION_CONTROLS, GLOBAL_SCOPE, Actor, Author, MemoryOrigin, own_scope
 
 __all__ = (
@@ -226,10 +228,26 @@ def _ago(count: int, unit: str) -> str:
     return f"{count} {unit}s ago"
 
 
+_MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+
+
 def exact_time(moment: datetime) -> str:
-    """The moment in UTC, written out: "1 September 2026, 09:12 UTC"."""
+    """The moment in UTC, written out: "1 September 2026, 09:12 UTC" (in English whatever the locale)."""
     utc = moment.astimezone(UTC)
-    return f"{utc.day} {utc:%B %Y, %H:%M} UTC"
+    return f"{utc.day} {_MONTHS[utc.month - 1]} {utc.year}, {utc.hour:02}:{utc.minute:02} UTC"
 
 
 _WITHOUT_DIRECTION_CONTROLS = dict.fromkeys(map(ord, DIRECTION_CONTROLS))
@@ -239,7 +257,9 @@ def shown_as_read(value: object) -> object:
     """Every value a page prints (the templates' `finalize`): a text with an explicit direction
     control (`store.DIRECTION_CONTROLS`) loses it, so a stored key, fact or name shows in the order
     the model reads it and cannot reorder the page around it. No write OnFile accepts holds one; a
-    record stored by other means, and a name from the identity provider, may."""
-    if not isinstance(value, str) or value.isascii():
+    record stored by other means, and a name from the identity provider, may. Markup is what a
+    template made of values each already shown this way (a macro's output, a captured block), so it
+    is passed as it is rather than read through again."""
+    if not isinstance(value, str) or isinstance(value, Markup) or value.isascii():
         return value
-    return value.translate(_WITHOUT_DIRECTION_CONTROLS)  # markup stays markup
+    return value.translate(_WITHOUT_DIRECTION_CONTROLS)

@@ -145,6 +145,8 @@ class EntryView:
     """`memory_forget_verdict`'s answer for this person and this entry's scope."""
     managed: str
     """Why there is no forget button (empty when there is one)."""
+    address: str
+    """The memory's address (`entry_address`), which its acts extend."""
     promotions: tuple[PromotionView, ...] = ()
     """The wider scopes this entry may be published at (someone who administers them, their own entry),
     leaving out a scope that already holds the same text."""
@@ -163,15 +165,20 @@ class EntryView:
 
     @property
     def forget_href(self) -> str:
-        return f"/memories/{quote(self.id, safe='')}/forget"
+        return f"{self.address}/forget"
 
     @property
     def promote_href(self) -> str:
-        return f"/memories/{quote(self.id, safe='')}/promote"
+        return f"{self.address}/promote"
 
     @property
     def edit_href(self) -> str:
-        return f"/memories/{quote(self.id, safe='')}/edit"
+        return f"{self.address}/edit"
+
+
+def entry_address(id: str) -> str:
+    """The memory's address, which its acts (forget, keep, correct, publish) extend."""
+    return f"/memories/{quote(id, safe='')}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,7 +353,7 @@ class PromotionConfirmView:
 
     @property
     def row_href(self) -> str:
-        return f"/memories/{quote(self.entry.id, safe='')}"
+        return self.entry.address
 
 
 def entry_view(wording: EntryWording, entry: DigestEntry) -> EntryView:
@@ -486,6 +493,7 @@ class EntryWording:
 
     def build(self, listed: Listed) -> EntryView:
         record, entry = listed.record, listed.entry
+        at = entry_address(record.id)
         kind = author_kind(record.origin, record.scope, self.actor)
         verdict = memory_forget_verdict(scope=record.scope, actor=self.actor)
         words = scope_words(record.scope, self.actor)
@@ -504,21 +512,21 @@ class EntryWording:
             origin=self._origin(listed),
             forgettable=verdict.allowed,
             managed="" if verdict.allowed else words.managed,
-            promotions=self._promotions(entry) if words.kind == "own" else (),
+            promotions=self._promotions(entry, at) if words.kind == "own" else (),
             key_pieces=marked_pieces(record.key, self.selection.words),
             fact_pieces=marked_pieces(record.text, self.selection.words),
             overridden_by=self._overridden_by(listed),
             usage=None if self.usage is None else self.usage.get(record.id, NEVER_USED),
-            expiry=self._expiry(record.id),
+            expiry=self._expiry(record.id, at),
+            address=at,
         )
 
-    def _expiry(self, id: str) -> ExpiryView | None:
+    def _expiry(self, id: str, at: str) -> ExpiryView | None:
         expires_at = (self.expiries or {}).get(id)
         if expires_at is None:
             return None
         words = expiry_words(expires_at, self.now)
-        keep_href = f"/memories/{quote(id, safe='')}/keep"
-        return ExpiryView(words.text, words.expired, time_view(expires_at, self.now), keep_href)
+        return ExpiryView(words.text, words.expired, time_view(expires_at, self.now), f"{at}/keep")
 
     def _overridden_by(self, listed: Listed) -> str:
         """For a record another of its key overrides: that it does not apply, and whose value does."""
@@ -541,13 +549,13 @@ class EntryWording:
             pieces=marked_pieces(override.text, self.selection.words),
         )
 
-    def _promotions(self, entry: DigestEntry) -> tuple[PromotionView, ...]:
+    def _promotions(self, entry: DigestEntry, at: str) -> tuple[PromotionView, ...]:
         published = {o.scope for o in entry.overrides if o.text == entry.text}
         return tuple(
             PromotionView(
                 scope=s,
                 label=f"Publish for {scope_words(s, self.actor).held_for}",
-                confirm_href=f"/memories/{quote(entry.record.id, safe='')}/promote?{urlencode({'scope': s})}",
+                confirm_href=f"{at}/promote?{urlencode({'scope': s})}",
             )
             for s in self.promotion_targets
             if s not in published
