@@ -40,7 +40,7 @@ from web.kit.errors import (
 )
 from web.kit.identity.elevation import NotElevatedError, provide_elevation
 from web.kit.identity.oidc import OidcClient, TransactionSealer
-from web.kit.identity.viewer import provide_viewer
+from web.kit.identity.viewer import viewer_provider
 from web.kit.identity.visit import provide_visit
 from web.kit.json_bodies import log_refused_body, refuse_unfit_body
 from web.kit.security import (
@@ -247,7 +247,7 @@ def create_app(
             "oidc": Provide(lambda: oidc, sync_to_thread=False),
             "sealer": Provide(lambda: sealer, sync_to_thread=False),
             "demo_sign_in": Provide(lambda: demo_sign_in, sync_to_thread=False),
-            "viewer": Provide(provide_viewer),
+            "viewer": Provide(viewer_provider(oidc)),
             "elevation": Provide(provide_elevation),
             "visit": Provide(provide_visit),
             "returning": Provide(returning),
