@@ -96,6 +96,30 @@ async def test_unknown_filter_values_read_as_no_filter(client: AsyncTestClient[L
 
 
 @pytest.mark.usefixtures("assorted")
+async def test_a_search_with_no_word_in_it_says_it_leaves_nothing_out(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    await login_as(ADA)
+
+    wordless = page_of(await client.get("/?q=%25+%3F"))
+    one_word = page_of(await client.get("/?q=%25+miles"))
+    related = page_of(await client.get("/?q=%25&match=related"))
+    typed = page_of(await client.get("/?q=%25+%3F", headers={**HTMX, "HX-Target": "on-file"}))
+
+    assert len(shown(wordless)) == 6
+    summary = wordless.one(attrs={"id": "summary"})
+    assert summary.one("span", {"data-wordless": True}).text == (
+        "“% ?” holds no word to search for, so it leaves nothing out."
+    )
+    assert summary.one("a", {"data-action": "clear-filter"})["href"] == "/"
+    assert wordless.one("input", {"name": "q"})["value"] == "% ?", "what was typed stays in the box"
+    assert typed.one("span", {"data-wordless": True}).text == summary.one("span", {"data-wordless": True}).text
+    assert shown(one_word) == ["m_units"]
+    assert one_word.one(attrs={"id": "summary"}).find("span", {"data-wordless": True}) is None
+    assert related.one(attrs={"id": "summary"}).find("span", {"data-wordless": True}) is None, "meaning, not words"
+
+
+@pytest.mark.usefixtures("assorted")
 async def test_nothing_matching_says_so_and_offers_everything(
     client: AsyncTestClient[Litestar], login_as: LoginAs
 ) -> None:

@@ -220,6 +220,9 @@ class FiltersView:
     origins: tuple[OptionView, ...]
     orders: tuple[OptionView, ...]
     active: bool
+    wordless: bool
+    """A search by words whose text holds no word, only signs ("%", "?"): it has nothing to look for,
+    so it leaves everything in, and the summary says so rather than only that everything matched."""
     clear_href: str
 
 
@@ -463,6 +466,7 @@ def _filters(selection: Selection) -> FiltersView:
         origins=origins,
         orders=orders,
         active=query.filtered,
+        wordless=bool(query.text) and not query.related and not selection.words,
         clear_href=MemoryQuery().href(),
     )
 
