@@ -4,6 +4,7 @@ override, Sam previews what Ada's assistant is told; and the console works witho
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import axe_playwright_python
 import pytest
@@ -112,6 +113,30 @@ def test_the_console_works_without_javascript_on_a_phone(
     expect(page.locator("[data-fact-id][data-key='pallet-labels'] [data-badge='always-on']")).to_be_visible()
     expect(page.locator("[data-budget-words]")).to_have_text("2 of 20 always-on")
     page.screenshot(path=str(artifacts / "admin-phone-no-js.png"), full_page=True)
+    context.close()
+
+
+def test_an_administrator_finds_a_shared_fact_by_its_words_in_any_order(
+    browser: Browser, server: ServerProcess, artifacts: Path
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = log_in(context, server, "lena")
+    errors = console_errors(page, server)
+    page.goto(f"{server.base_url}/admin")
+
+    page.fill("#filter-text", "Code PALLETS")  # typed, not submitted: the list follows what is typed
+
+    expect(page.locator("[data-fact-id]")).to_have_count(1)
+    fact = page.locator("[data-fact-id][data-key='pallet-labels']")
+    expect(fact.locator("[data-text]")).to_have_text("pallet labels carry the depot code first")
+    expect(fact.locator("mark")).to_have_text(["pallet", "pallet", "code"])
+    expect(page.locator("#summary")).to_contain_text("1 of 3 shared facts match your filter.")
+    assert parse_qs(urlsplit(page.url).query)["q"] == ["Code PALLETS"], "the address keeps the search"
+    page.screenshot(path=str(artifacts / "admin-search-by-words.png"), full_page=True)
+
+    page.go_back()
+    expect(page.locator("[data-fact-id]")).to_have_count(3)
+    assert errors == [], errors
     context.close()
 
 

@@ -156,6 +156,43 @@ async def test_someone_administering_two_scopes_sees_both_and_can_filter_by_text
     assert by_text.one(attrs={"id": "summary"})["data-matching"] == "2"
 
 
+async def test_the_filter_searches_by_words_as_the_personal_page_does_and_marks_them(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add(
+        [
+            shared("reporting", "they report on Thursday"),
+            shared("units", "Distances in kilomètres"),
+            shared("tone", "formal"),
+        ]
+    )
+    await login_as(LENA)
+
+    def keys(page: object) -> list[str]:
+        return [f["data-key"] for f in page.find_all("li", {"data-fact-id": True})]  # type: ignore[attr-defined]
+
+    any_order = tree(await client.get("/admin?q=thursdays+REPORT"))
+    folded = tree(await client.get("/admin?q=KILOMETRES"))
+    prefix = tree(await client.get("/admin?q=kilom"))
+    inside_a_word = tree(await client.get("/admin?q=lometres"))
+    wordless = tree(await client.get("/admin?q=%25+%3F"))
+    one_word = tree(await client.get("/admin?q=%25+tone"))
+
+    assert keys(any_order) == ["reporting"]
+    assert [m.text for m in any_order.find_all("mark")] == ["reporting", "report", "Thursday"]
+    assert keys(folded) == ["units"]
+    assert [m.text for m in prefix.find_all("mark")] == ["kilomètres"]
+    assert prefix.one("li", {"data-key": "units"}).one("p", {"data-text": True}).text == "Distances in kilomètres"
+    assert keys(inside_a_word) == [], "a word is found from its beginning, not from inside it"
+    assert keys(wordless) == ["reporting", "tone", "units"]
+    assert wordless.one(attrs={"id": "summary"}).one("span", {"data-wordless": True}).text == (
+        "“% ?” holds no word to search for, so it leaves nothing out."
+    )
+    assert keys(one_word) == ["tone"]
+    assert one_word.one(attrs={"id": "summary"}).find("span", {"data-wordless": True}) is None
+    assert tree(await client.get("/admin")).find("mark") is None
+
+
 async def test_the_scope_filter_says_that_it_counts_facts(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from store import MAX_KEY_CHARS, Actor, MemoryRecord
 from store.domain.administration import PinBudget, pin_budget
+from store.domain.finding import folded_memory, marked_pieces, matches_all, search_words
 from web.kit.area import AreaView
 from web.kit.area_words import ScopeLabel, scope_label, scope_slug
 from web.kit.notices import NoticeView
@@ -78,6 +79,9 @@ class FactView:
     updated: TimeView
     pin_warning: str
     """Said beside "Always on" when pinning this would push the scope's always-on keys past the ceiling."""
+    key_pieces: tuple[tuple[str, bool], ...]
+    fact_pieces: tuple[tuple[str, bool], ...]
+    """The key and the fact, marked where the filter's words matched (`marked_pieces`)."""
 
     @property
     def href(self) -> str:
@@ -121,6 +125,9 @@ class FiltersView:
     text: str
     scopes: tuple[OptionView, ...]
     active: bool
+    wordless: bool
+    """Text that holds no word, only signs ("%", "?"): it has nothing to look for, so it leaves
+    every fact in, and the summary says so."""
     clear_href: str
 
 
@@ -186,9 +193,15 @@ def _written_by(record: MemoryRecord, names: Mapping[str, str]) -> Mention:
 
 
 def fact_view(
-    record: MemoryRecord, label: ScopeLabel, now: datetime, pin_warning: str = "", *, names: Mapping[str, str]
+    record: MemoryRecord,
+    label: ScopeLabel,
+    now: datetime,
+    pin_warning: str = "",
+    *,
+    names: Mapping[str, str],
+    words: tuple[str, ...] = (),
 ) -> FactView:
-    """`names`: the name of the fact's writer, if known (see `writers`)."""
+    """`names`: the name of the fact's writer, if known (see `writers`); `words`: the filter's, to mark."""
     return FactView(
         id=record.id,
         key=record.key,
@@ -200,6 +213,8 @@ def fact_view(
         written_by=_written_by(record, names),
         updated=time_view(record.updated_at, now),
         pin_warning=pin_warning,
+        key_pieces=marked_pieces(record.key, words),
+        fact_pieces=marked_pieces(record.text, words),
     )
 
 
@@ -254,6 +269,7 @@ def facts_page(
                 *(OptionView(s, f"{labels[s].name} ({_facts(len(by_scope[s]))})", s == query.scope) for s in scopes),
             ),
             active=query.filtered,
+            wordless=bool(query.text) and not search_words(query.text),
             clear_href=AdminQuery().href(),
         ),
         groups=groups,
@@ -304,8 +320,8 @@ def _group(
     now: datetime,
     names: Mapping[str, str],
 ) -> ScopeGroupView:
-    needle = query.text.casefold()
-    matching = [r for r in held if not needle or needle in r.key.casefold() or needle in r.text.casefold()]
+    words = search_words(query.text)
+    matching = [r for r in held if not words or matches_all(words, (folded_memory(r.key, r.text),))]
     focused = query.scope == label.token
     pages = max(1, -(-len(matching) // PAGE_SIZE))
     page = min(query.page, pages) if focused else 1
@@ -324,7 +340,7 @@ def _group(
         count_words=f"{len(matching):,} of {count_words(len(held), 'fact', 'facts')}"
         if query.text
         else count_words(len(held), "fact", "facts"),
-        facts=tuple(fact_view(r, label, now, "" if r.pinned else pin_warning, names=names) for r in shown),
+        facts=tuple(fact_view(r, label, now, "" if r.pinned else pin_warning, names=names, words=words) for r in shown),
         pager=_pager(query, label.token, page, pages, start, len(shown), len(matching)) if focused else None,
         more_href=query.href(scope=label.token, page=2) + f"#scope-{scope_slug(label.token)}"
         if not focused and remaining > 0
