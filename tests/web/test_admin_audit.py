@@ -101,6 +101,22 @@ async def test_the_trail_filters_by_action_scope_who_and_key(
     assert by_key.one("a", {"data-download": "csv"})["href"] == "/admin/audit.csv?scope=tenant%3Aberlin&key=cut"
 
 
+async def test_who_finds_a_name_by_its_words_in_any_order_whatever_the_accents(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await every_act(client, services, login_as)
+    await login_as(SAM, name="Sámi Okafor")  # the name the provider gives is kept at sign-in
+    await login_as(LENA)
+
+    by_words = tree(await client.get("/admin/audit?who=okafor+sami"))
+    by_part = tree(await client.get("/admin/audit?who=KAF"))
+    nobody = tree(await client.get("/admin/audit?who=okafor+lena"))
+
+    assert rows(by_words) == [("preview", "sam", "")]
+    assert rows(by_part) == [("preview", "sam", "")], "part of a name, as written, still finds it"
+    assert rows(nobody) == []
+
+
 async def test_another_tenants_administrator_sees_none_of_it_and_an_end_user_is_refused(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

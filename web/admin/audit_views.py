@@ -19,6 +19,7 @@ from typing import Any, ClassVar
 
 from store import Actor
 from store.domain.expiry import lifetime_words
+from store.domain.finding import sought_person
 from store.domain.wire import AuditEntryWire
 from store.persistence import AUDIT_ACTIONS, AuditEntry
 from web.kit.area import AreaView
@@ -89,16 +90,18 @@ class AuditQuery(ListQuery):
 def filter_entries(
     entries: Sequence[AuditEntry], query: AuditQuery, scopes: Sequence[str], names: Mapping[str, str]
 ) -> list[AuditEntry]:
-    """`who` matches the whole id or part of it, or of the name in `names` of whoever did it; `key`
-    any part of the key; all ignoring case."""
+    """`who` matches the whole id or part of it, or of the name in `names` of whoever did it, ignoring
+    case, or that name by the beginnings of its words in any order, ignoring accents too ("zoe"
+    finds Zoë); `key` any part of the key, ignoring case."""
     scope = query.scope if query.scope in scopes else ""
     who, key = query.who.casefold(), query.key.casefold()
+    named = {person for person, name in names.items() if sought_person(query.who, person, name)} if who else set()
     return [
         e
         for e in entries
         if (not query.action or e.action == query.action)
         and (not scope or e.scope == scope)
-        and (not who or who in e.who.casefold() or who in names.get(e.who, "").casefold())
+        and (not who or who in e.who.casefold() or who in names.get(e.who, "").casefold() or e.who in named)
         and (not key or key in (e.key or "").casefold())
     ]
 
