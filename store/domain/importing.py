@@ -13,6 +13,7 @@ and the person's current values come in as data.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
@@ -37,6 +38,7 @@ IMPORT_AT_MOST_LINES = 5_000
 
 LineAction = Literal["add", "replace", "same", "shared", "error"]
 _NOT_A_MEMORY = "This line is not a memory (an object with a key and a text)."
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 TOO_LARGE = f"The file is larger than {IMPORT_AT_MOST_BYTES // 1_000_000} MB: import it in parts."
 NOT_AN_EXPORT = "This is not an OnFile export: choose the JSON file your page's “Download as JSON” gives."
 
@@ -87,7 +89,7 @@ def plan_import(document: str, current: Mapping[str, str], *, max_fact_chars: in
         return ImportPlan(error=TOO_LARGE)
     try:
         parsed = json.loads(document)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested deeper than the decoder goes: no export is
         return ImportPlan(error=NOT_AN_EXPORT)
     if not isinstance(parsed, list):
         return ImportPlan(error=NOT_AN_EXPORT)
@@ -117,10 +119,10 @@ def _line(number: int, item: object, current: Mapping[str, str], seen: set[str],
         return ImportLine(number, _shown(key), _shown(text), "error", reason="This line needs a key and a text.")
     if isinstance(scope, str) and not scope.startswith("actor:"):
         reason = "Held for others, not a note of yours: left as it is."
-        return ImportLine(number, key, text, "shared", reason=reason)
+        return ImportLine(number, _shown(key), _shown(text), "shared", reason=reason)
     checked = check_memory_input(key, text, max_fact_chars=max_fact_chars)
     if checked.error is not None:
-        return ImportLine(number, key, text, "error", reason=checked.error)
+        return ImportLine(number, _shown(key), _shown(text), "error", reason=checked.error)
     if checked.key in seen:
         return ImportLine(number, checked.key, checked.fact, "error", reason="This key is in the file twice.")
     twin = same_looking_key(checked.key, [*current, *seen]) if may_read_like_another(checked.key) else None
@@ -136,4 +138,7 @@ def _line(number: int, item: object, current: Mapping[str, str], seen: set[str],
 
 
 def _shown(value: object) -> str:
-    return value if isinstance(value, str) else ""
+    """A line's value as the preview can show it: a text as it is, but for half of a character that
+    takes two (a lone surrogate, which JSON can spell, "\\ud800", and no page can print), shown as the
+    replacement character; anything else as nothing."""
+    return _LONE_SURROGATE.sub("\ufffd", value) if isinstance(value, str) else ""

@@ -168,5 +168,8 @@ def _not_one_line(name: str, value: str) -> str | None:
     bad = next((ch for ch in value if unicodedata.category(ch) in {"Cc", "Zl", "Zp", "Cs"}), None)
     if bad is None:
         return None
+    if unicodedata.category(bad) == "Cs":
+        half = f"half of a character that takes two (U+{ord(bad):04X}), as a cut emoji does"
+        return f"The {name} contains {half}. Write it whole."
     what = "a line break" if bad in "\n\r\x0b\x0c\x85\u2028\u2029" else f"a control character (U+{ord(bad):04X})"
     return f"The {name} contains {what}. It must be a single line of plain text."

@@ -71,6 +71,26 @@ def test_a_line_that_cannot_be_imported_says_why_and_stops_the_import(item: obje
     assert not found.applicable
 
 
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ('{"key": "units", "text": "cut \\ud83d emoji"}', ("units", "cut \ufffd emoji", "error")),
+        ('{"key": "unit\\udc00s", "text": "miles"}', ("unit\ufffds", "miles", "error")),
+        ('{"key": "\\ud800", "text": "miles", "scope": "global"}', ("\ufffd", "miles", "shared")),
+    ],
+)
+def test_half_of_a_character_that_takes_two_is_refused_and_shown_as_a_replacement_character(
+    line: str, shown: tuple[str, str, str]
+) -> None:
+    found = plan_import(f'[{{"key": "team", "text": "dispatch"}}, {line}]', CURRENT, max_fact_chars=40)
+
+    second = found.lines[1]
+    assert (second.key, second.text, second.action) == shown
+    if second.action == "error":
+        assert "half of a character that takes two" in second.reason
+        assert not found.applicable
+
+
 def test_a_key_twice_in_the_file_is_an_error_on_its_second_line() -> None:
     found = plan([{"key": "team", "text": "a"}, {"key": "team", "text": "b"}])
 
@@ -111,6 +131,8 @@ def test_a_file_with_nothing_new_has_nothing_to_apply() -> None:
             f"The file holds {IMPORT_AT_MOST_LINES + 1:,} memories; import at most {IMPORT_AT_MOST_LINES:,} at once.",
         ),
         ("[" + " " * IMPORT_AT_MOST_BYTES + "]", "The file is larger than 2 MB: import it in parts."),
+        pytest.param("[" * 100_000 + "]" * 100_000, NOT_AN_EXPORT, id="nested-deeper-than-json-decodes"),
+        pytest.param('{"a":' * 100_000 + "1" + "}" * 100_000, NOT_AN_EXPORT, id="objects-nested-as-deep"),
     ],
 )
 def test_a_file_that_is_not_an_export_is_refused_whole(document: str, error: str) -> None:

@@ -72,6 +72,7 @@ def test_the_tool_states_the_configured_fact_limit() -> None:
         ("two\nlines", "x", "The key contains a line break"),
         ("k", "bell\x07", "The fact contains a control character (U+0007)"),
         ("k", "tab\tinside", "The fact contains a control character (U+0009)"),
+        ("k", "cut \ud83d emoji", "The fact contains half of a character that takes two (U+D83D)"),
     ],
 )
 def test_a_models_mistake_is_an_error_it_can_act_on(key: str, fact: str, error: str) -> None:

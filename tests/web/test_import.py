@@ -151,6 +151,30 @@ async def test_a_file_that_is_not_an_export_is_refused_whole(
     assert await on_file(services) == {}
 
 
+async def test_a_file_nested_too_deep_or_holding_half_a_character_is_refused_with_a_reason_not_an_error(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    token = await login_as(ADA)
+    deep = "[" * 1_200 + "]" * 1_200
+    cut = '[{"key": "team", "text": "dispatch"}, {"key": "emoji", "text": "cut \\ud83d here"}]'
+
+    for document in (deep, cut):
+        previewed = await upload(client, token, document.encode())
+        forced = await client.post("/memories/import/apply", data={"csrf_token": token, "document": document})
+        assert (previewed.status_code, forced.status_code) == (400, 400), document[:20]
+        assert "text/html" in previewed.headers["content-type"]
+
+    deep_page = tree(await upload(client, token, deep.encode()))
+    assert deep_page.one(attrs={"data-import-error": True}).text.startswith("This is not an OnFile export")
+    row = tree(await upload(client, token, cut.encode())).one("tr", {"data-import-line": "2"})
+    assert row["data-import-action"] == "error"
+    assert cell(row, "data-import-reason") == (
+        "The fact contains half of a character that takes two (U+D83D), as a cut emoji does. Write it whole."
+    )
+    assert "cut \ufffd here" in row.text
+    assert await on_file(services) == {}
+
+
 async def test_the_upload_page_works_as_a_plain_form_and_is_linked_from_the_page(
     client: Client, login_as: LoginAs
 ) -> None:
