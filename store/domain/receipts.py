@@ -90,7 +90,7 @@ def deletion_receipt(act: Act, person: str, at: datetime, removal: Removal, *, r
         lines.append(ReceiptLine("waiting", removal.waiting, f"{waiting} waiting for approval deleted."))
     if removal.undo_kept:
         copies = _n(removal.undo_kept, "memory", "memories")
-        words = f"{copies} kept encrypted for ten minutes so it can be undone; only your browser holds the key."
+        words = f"{copies} kept encrypted for ten minutes so the forget can be undone; only your browser holds the key."
         lines.append(ReceiptLine("undo", 0, words, kept=removal.undo_kept))
     if act == "erasure":
         records = _n(removal.conversations, "conversation record", "conversation records")
@@ -105,8 +105,11 @@ def _journal_line(act: Act, removal: Removal, retention_hours: int) -> ReceiptLi
     if act == "erasure":
         entries = _n(removal.journal_removed, "journal entry", "journal entries")
         return ReceiptLine("journal", removal.journal_removed, f"{entries} of conversations deleted.")
+    it, it_is = ("it", "it is") if removal.memories == 1 else ("them", "they are")
     if not removal.journal_kept:
-        return ReceiptLine("journal", 0, "No conversation in progress holds it.")
+        return ReceiptLine("journal", 0, f"No conversation in progress holds {it}.")
     runs = _n(removal.journal_kept, "conversation turn", "conversation turns")
-    words = f"{runs} in progress still hold it until they finish, at most {retention_hours} hours; then it is deleted."
+    until = f"until they finish, at most {retention_hours} hours; then {it_is} deleted"
+    hold = "holds" if removal.journal_kept == 1 else "hold"
+    words = f"{runs} in progress still {hold} {it} {until}."
     return ReceiptLine("journal", 0, words, kept=removal.journal_kept)

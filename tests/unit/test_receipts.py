@@ -37,6 +37,16 @@ def test_each_act_reports_its_places_in_a_fixed_order(act: Act, removal: Removal
         ("forget", Removal(2, 2, 1, 0), "vectors", 2, 0, "2 meaning vectors deleted."),
         ("forget", Removal(1, 1, 1, 3), "audit", 3, 0, "3 audit trail entries cleared of the text."),
         ("forget", Removal(1, 1, 1, 0), "journal", 0, 0, "No conversation in progress holds it."),
+        ("forget", Removal(300, 0, 0, 0), "journal", 0, 0, "No conversation in progress holds them."),
+        (
+            "forget",
+            Removal(2, 0, 0, 0, journal_kept=1),
+            "journal",
+            0,
+            1,
+            "1 conversation turn in progress still holds them until they finish, at most 48 hours; "
+            "then they are deleted.",
+        ),
         (
             "forget",
             Removal(1, 1, 1, 0, journal_kept=2),
@@ -60,7 +70,7 @@ def test_each_act_reports_its_places_in_a_fixed_order(act: Act, removal: Removal
             "undo",
             0,
             1,
-            "1 memory kept encrypted for ten minutes so it can be undone; only your browser holds the key.",
+            "1 memory kept encrypted for ten minutes so the forget can be undone; only your browser holds the key.",
         ),
         ("erasure", Removal(0, 0, 0, 0, conversations=2), "conversations", 2, 0, "2 conversation records deleted."),
         ("erasure", Removal(0, 0, 0, 0, sessions=1), "sessions", 1, 0, "1 session signed out."),

@@ -35,6 +35,7 @@ async def test_ticked_memories_go_after_one_confirmation_and_one_undo_brings_the
     box = confirm.one(attrs={"data-confirm-chosen": True})
     assert box["data-confirm-chosen"] == "2"
     assert box.one("h2").text == "Forget these 2 memories?"
+    assert "may still see them until they finish" in box.text
     ids = [i["value"] for i in box.find_all("input", {"name": "id"})]
     assert ids == ["m_1", "m_3"]
 
@@ -49,6 +50,7 @@ async def test_ticked_memories_go_after_one_confirmation_and_one_undo_brings_the
     page = page_of(await client.get("/"))
     notice = page.one(attrs={"data-notice": "forgotten"})
     assert notice.one("p", {"class": "notice-message"}).text == "Forgotten: 2 memories."
+    assert "may still see them until they finish" in notice.text
     undo_with = notice.one("input", {"name": "token"})["value"]
     assert len(undo_with) < 400, "the undo names what was kept; it does not carry it"
 

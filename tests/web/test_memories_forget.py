@@ -314,6 +314,28 @@ async def test_undo_keeps_a_value_written_since_the_forget(
     assert await keys_on_page(client) == [("m_new", "tone")]
 
 
+async def test_a_second_undo_says_it_was_already_undone_not_that_it_is_too_late(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_tone", "tone", "short"))
+    token = await login_as(ADA)
+    undo_with = await forget_plainly(client, "m_tone", token)
+    form = {"csrf_token": token, "token": undo_with, "back": "/"}
+
+    first = await client.post("/memories/undo", data=form, follow_redirects=False)
+    again = await client.post("/memories/undo", data=form)
+    by_htmx = await client.post(
+        "/memories/undo", data={"token": undo_with, "back": "/"}, headers={**HTMX, "X-CSRF-Token": token}
+    )
+
+    assert (first.status_code, again.status_code, by_htmx.status_code) == (303, 409, 409)
+    problem = page_of(again).one(attrs={"data-problem": "409"}).text
+    assert "That has already been undone" in problem
+    assert "too late" not in problem
+    assert "That has already been undone" in page_of(by_htmx).text
+    assert await keys_on_page(client) == [("m_tone", "tone")], "nothing lost, nothing doubled"
+
+
 @pytest.mark.parametrize("tamper", ["forged", "other session", "expired"])
 async def test_an_undo_token_that_is_forged_foreign_or_late_restores_nothing(
     client: AsyncTestClient[Litestar],

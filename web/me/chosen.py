@@ -181,7 +181,7 @@ async def forget_chosen(
     notice = NoticeView(
         kind="forgotten",
         message=f"Forgotten: “{forgotten.records[0].key}”." if count == 1 else f"Forgotten: {count:,} memories.",
-        detail=_in_flight(visit.services),
+        detail=_in_flight(visit.services, count),
         undo_token=undo_token(visit.services, visit.viewer, forgotten.ticket, now),
         receipt_href=receipt_href(visit.services, visit.viewer, forgotten.receipt, RECEIPT_PAGE),
     )
@@ -279,7 +279,7 @@ def _chosen_view(
         stays=choice.stays,
         changed=changed,
         searched=query.filtered,
-        in_flight=_in_flight(visit.services),
+        in_flight=_in_flight(visit.services, len(choice.goes)),
         back=query.href(),
         viewer_name=visit.viewer.name,
         csrf_token=visit.viewer.csrf_token,

@@ -480,14 +480,15 @@ def _forget_problem(choice: Choice, entry: DigestEntry | None, viewer: Viewer) -
 def _undo_problem(outcome: RestoreOutcome) -> ProblemView:
     """Too late and written again since are said by the undo in words; a refusal's reason is the
     write verdict's, which names scopes, so the person reads it in words instead."""
-    status = {"expired": 410, "superseded": 409}.get(outcome.status, 403)
+    status = {"expired": 410, "used": 409, "superseded": 409}.get(outcome.status, 403)
     return ProblemView(status, "That can't be undone", NOT_PUT_BACK if status == 403 else outcome.reason)
 
 
-def _in_flight(services: Services) -> str:
-    """The honest limit of forgetting: runs already resolved keep their recorded prompt."""
+def _in_flight(services: Services, count: int = 1) -> str:
+    """The honest limit of forgetting `count` memories: runs already resolved keep their recorded prompt."""
     hours = services.settings.journal_retention_hours
-    return f"Conversations already in progress may still see it until they finish, at most {hours} hours."
+    it = "it" if count == 1 else "them"
+    return f"Conversations already in progress may still see {it} until they finish, at most {hours} hours."
 
 
 def _revealed(entry: DigestEntry, viewer: Viewer) -> str:

@@ -43,6 +43,7 @@ NOTICES = NoticeCookie(
 )
 """The personal page's notices, in a cookie of their own: a forget's carries its undo for as long as it lasts."""
 _TOO_LATE = "It is too late to undo that: it can be undone for ten minutes."
+_ALREADY = "That has already been undone: what it forgot is back on file, unless it was forgotten again since."
 
 
 def undo_token(services: Services, viewer: Viewer, ticket: UndoTicket, now: datetime) -> str:
@@ -56,7 +57,7 @@ class RestoreOutcome:
     """What an undo did, in words: `restored` (everything, or some with `reason` saying which stayed
     as newly written), `superseded` (nothing came back: every key was written again), or why not."""
 
-    status: Literal["restored", "expired", "superseded", "refused"]
+    status: Literal["restored", "expired", "used", "superseded", "refused"]
     message: str = ""
     reason: str = ""
     keys: tuple[str, ...] = ()
@@ -71,6 +72,11 @@ async def restore_forgotten(services: Services, viewer: Viewer, token: str, now:
     if not isinstance(stash, str) or not isinstance(key, str):
         return RestoreOutcome("expired", reason=_TOO_LATE)
     undone = await services.personal.undo(viewer.actor, UndoTicket(stash, key))
+    secret, session = services.settings.secret_key, viewer.session_id
+    if undone.status == "expired" and unseal(secret, session, "undo", token, now, seconds=UNDO_SECONDS - 2):
+        # Still well within its ten minutes (its token, sealed just after the forget, says so), so
+        # what it would put back is gone because an undo already put it back (a second click, a tab).
+        return RestoreOutcome("used", reason=_ALREADY)
     if undone.status != "restored":
         return RestoreOutcome(undone.status, reason=undone.reason)
     kept = [r.key for r in undone.superseded]
