@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal, get_args
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import ColumnElement, String, and_, cast, insert, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store.domain.wire import AuditEntryWire
@@ -114,10 +114,12 @@ class AuditTrail:
 
     async def redact_scope(self, scope: str) -> int:
         """Drop the values (before and after) from every entry at `scope`, keeping who did what and when:
-        a person's erasure must not live on in the trail of acts about them. How many entries changed."""
+        a person's erasure must not live on in the trail of acts about them. How many entries changed:
+        one cleared before counts no more."""
+        holding = or_(trail.c.key.is_not(None), _holds(trail.c.before), _holds(trail.c.after))
         async with writing(self._engine) as connection:
             result = await connection.execute(
-                update(trail).where(trail.c.scope == scope).values(before=None, after=None, key=None)
+                update(trail).where(trail.c.scope == scope, holding).values(before=None, after=None, key=None)
             )
         return result.rowcount
 
@@ -159,3 +161,9 @@ class AuditTrail:
         async with reading(self._engine) as connection:
             result = await connection.execute(statement)
             return [AuditEntry(*row) for row in result.all()]
+
+
+def _holds(value: ColumnElement[Any]) -> ColumnElement[bool]:
+    """Whether a JSON column holds a value: a cleared one is SQL NULL or JSON's `null`, which is what
+    writing None into it stores."""
+    return and_(value.is_not(None), cast(value, String) != "null")

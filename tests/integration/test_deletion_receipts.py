@@ -201,6 +201,19 @@ async def test_the_audit_line_counts_the_entries_cleared_and_their_text_is_nowhe
     assert await world.holding("Mondays") == []
 
 
+async def test_a_second_forget_all_counts_no_audit_entry_the_first_already_cleared(world: World) -> None:
+    secret = await world.secret()
+    assert (await world.personal.correct(ADA, secret.id, f"{SECRET} on Mondays")).status == "done"
+
+    first = await world.personal.forget_all(ADA)
+    again = await world.personal.forget_all(ADA)
+
+    assert line(first, "audit").removed == 1
+    assert (line(again, "memories").removed, line(again, "audit").removed) == (0, 0)
+    assert line(again, "audit").words == "0 audit trail entries cleared of the text."
+    assert await world.holding("Mondays") == []
+
+
 async def test_the_waiting_line_of_a_forget_all_counts_the_notes_and_their_text_is_nowhere(world: World) -> None:
     await world.secret()
     await world.controls.hold("ada", key="diet", text=f"{SECRET} vegetarian", thread_id=None, run_id=None)
