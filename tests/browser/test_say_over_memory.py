@@ -69,7 +69,7 @@ def test_ada_sees_who_looked_and_downloads_it(browser: Browser, server: ServerPr
     expect(look.locator("[data-named='sam'] [data-name]")).to_have_text("Sam Okafor")
     expect(look.locator("[data-what]")).to_contain_text("support preview of your prompt")
     expect(look.locator("[data-when]")).to_have_text("just now")
-    expect(look.locator("[data-organisation]")).to_have_text("For the organisation “berlin”")
+    expect(look.locator("[data-organisation]")).to_have_text("For Berlin")
     shoot(page, artifacts, "who-looked-desktop")
     with page.expect_download() as downloading:
         page.click("[data-action='looked-csv']")

@@ -12,6 +12,7 @@ from litestar.testing import AsyncTestClient
 
 from store import Actor, MemoryOrigin, ScopeContext
 from tests.web.admin_builders import ADA, GIL, JONAS, LENA, SAM, tree
+from tests.web.builders import make_record
 from tests.web.conftest import LoginAs
 from tests.web.html_tree import Element
 from web.kit.spreadsheets import neutralise_cell
@@ -72,13 +73,10 @@ async def test_every_act_is_in_the_trail_newest_first_with_before_and_after(
     edit = page.one("tr", {"data-audit-action": "edit"})
     assert (edit.one("del").text, edit.one("ins").text) == ("formal", "friendly")
     assert page.one("tr", {"data-audit-action": "delete"}).one("del").text == "friendly"
-    assert (
-        page.one("tr", {"data-audit-action": "promote"})
-        .one(attrs={"data-detail": True})
-        .text.startswith("Republished from actor:lena")
-    )
+    promoted = page.one("tr", {"data-audit-action": "promote"}).one(attrs={"data-detail": True}).text
+    assert promoted == "Republished from a personal note of Lena (lena)"
     preview = page.one("tr", {"data-audit-action": "preview"})
-    assert preview.one(attrs={"data-detail": True}).text == "Looked at what the assistant is told about ada in berlin"
+    assert preview.one(attrs={"data-detail": True}).text == "Looked at what the assistant is told about ada at Berlin"
     assert page.one("a", {"data-nav": "audit"})["aria-current"] == "page"
 
 
@@ -95,6 +93,7 @@ async def test_the_trail_filters_by_action_scope_who_and_key(
 
     assert rows(by_action) == [("pin", "lena", "tone")]
     assert rows(by_who) == [("preview", "sam", "")]
+    assert by_who.one("p", {"class": "summary"}).text.startswith("1 entry matches your filter, of 7.")
     assert rows(by_key) == [("promote", "lena", "cutoff")]
     assert len(rows(nonsense)) == 7, "an unknown action or a scope not administered reads as no filter"
     assert by_action.one("select", {"name": "action"}).one("option", {"selected": True})["value"] == "pin"
@@ -224,6 +223,9 @@ async def test_an_erasure_is_shown_with_what_it_removed(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
     await login_as(ADA)
+    await services.provider.add(
+        [make_record(f"m_{n}", f"note-{n}", "x", "actor:ada", actor_ref="ada") for n in range(1_001)]
+    )
     erased = await services.admin.erase_person(LENA, ADA)
     assert erased is not None
     await login_as(LENA)
@@ -231,7 +233,7 @@ async def test_an_erasure_is_shown_with_what_it_removed(
     page = tree(await client.get("/admin/audit?action=erase"))
 
     row = page.one("tr", {"data-audit-action": "erase"})
-    assert row.one(attrs={"data-detail": True}).text.startswith("Erased ada: 0 memories")
+    assert row.one(attrs={"data-detail": True}).text == "Erased ada: 1,001 memories, 0 conversations, 1 session"
     assert row.one("span", {"class": "action action-erase"}).text == "Erased a person"
 
 
@@ -249,8 +251,8 @@ async def test_a_move_between_organisations_is_shown_in_both_trails_with_how_it_
 
     details = [row.one(attrs={"data-detail": True}).text for row in page.find_all("tr", {"data-audit-action": "move"})]
     assert [" ".join(d.split()) for d in details] == [
-        "Moved ada from berlin to hamburg, by an operator",
-        "Moved Carl Berg (carl) from hamburg to berlin, at their sign-in, as their identity provider says",
+        "Moved ada from Berlin to Hamburg, by an operator",
+        "Moved Carl Berg (carl) from Hamburg to Berlin, at their sign-in, as their identity provider says",
     ]
     assert {s.text for s in page.find_all("span", {"class": "action action-move"})} == {
         "Moved a person between organisations"

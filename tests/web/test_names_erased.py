@@ -43,7 +43,7 @@ async def test_after_an_erasure_the_name_is_in_no_table_and_the_pages_fall_back_
     assert facts.one("li", {"data-key": "tone"}).one(attrs={"data-written-by": True}).text == "Written by ada"
     assert [e.text for e in audit.find_all(attrs={"data-named": "ada"})] == ["ada", "ada", "ada"]
     assert audit.one("tr", {"data-audit-action": "preview"}).one(attrs={"data-detail": True}).text == (
-        "Looked at what the assistant is told about ada in berlin"
+        "Looked at what the assistant is told about ada at Berlin"
     )
     assert NAME not in (await client.get("/admin/audit")).text
     assert NAME not in (await client.get("/admin/people")).text

@@ -91,7 +91,7 @@ async def test_the_audit_trail_names_who_acted_and_whom_a_preview_was_about(
     assert named(preview, "sam") == ["Sam Okafor (sam)"]
     assert named(preview, "ada") == ["Ada Lovelace (ada)"]
     assert preview.one(attrs={"data-detail": True}).text == (
-        "Looked at what the assistant is told about Ada Lovelace (ada) in berlin"
+        "Looked at what the assistant is told about Ada Lovelace (ada) at Berlin"
     )
     assert [row["data-audit-action"] for row in by_name.find_all("tr", {"data-audit-entry": True})] == ["preview"]
 

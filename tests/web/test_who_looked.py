@@ -35,7 +35,7 @@ async def test_a_preview_is_shown_once_with_the_lookers_name_time_and_organisati
     [look] = page.find_all("li", {"data-look": True})
     assert look.one(attrs={"data-named": "sam"}).one(attrs={"data-name": True}).text == "Sam Support"
     assert "support preview of your prompt" in look.one(attrs={"data-what": True}).text
-    assert look.one(attrs={"data-organisation": True}).text == "For the organisation “berlin”"
+    assert look.one(attrs={"data-organisation": True}).text == "For Berlin"
     assert look.one("time")["datetime"].endswith("Z")
     assert "preview" not in look.one(attrs={"data-what": True}).text.split("(")[0]  # words, not the action token
 

@@ -23,7 +23,7 @@ from store.domain.finding import sought_person
 from store.domain.wire import AuditEntryWire
 from store.persistence import AUDIT_ACTIONS, AuditEntry
 from web.kit.area import AreaView
-from web.kit.area_words import action_words, scope_label
+from web.kit.area_words import action_words, organisation_name, scope_label
 from web.kit.paging import ListQuery, page_number
 from web.kit.spreadsheets import neutralise_cell
 from web.kit.views import OptionView, TimeView, time_view
@@ -166,26 +166,48 @@ def _text_of(snapshot: Any) -> str:
     return str(snapshot.get("text", "")) if isinstance(snapshot, dict) else ""
 
 
-def _detail(entry: AuditEntry, names: Mapping[str, str]) -> Mention | None:
+def _count(after: Mapping[str, Any], field: str) -> int:
+    value = after.get(field, 0)
+    return value if isinstance(value, int) else 0
+
+
+def _promoted_from(source: Mapping[str, Any], names: Mapping[str, str], actor: Actor) -> Mention:
+    """Where a promoted fact was republished from: a person's own note (the usual case), by their
+    name, or another scope in words; never its token."""
+    scope = str(source.get("scope", ""))
+    kind, _, value = scope.partition(":")
+    if kind == "actor" and value:
+        return Mention("Republished from a personal note of ", person_name(value, names))
+    return Mention(f"Republished from what applies to {scope_label(scope, actor).audience}")
+
+
+def _detail(entry: AuditEntry, names: Mapping[str, str], actor: Actor) -> Mention | None:
     after = entry.after if isinstance(entry.after, dict) else {}
     subject = _subject(entry)
     if entry.action == "preview" and subject is not None:
         tenant = after["actor"].get("tenantRef")
         about = person_name(subject, names)
-        return Mention("Looked at what the assistant is told about ", about, f" in {tenant}" if tenant else "")
+        at = f" at {organisation_name(tenant)}" if isinstance(tenant, str) and tenant else ""
+        return Mention("Looked at what the assistant is told about ", about, at)
     source = after.get("promotedFrom")
     if entry.action == "promote" and isinstance(source, dict):
-        return Mention(f"Republished from {source.get('scope')} (memory {source.get('id')})")
+        return _promoted_from(source, names, actor)
     if entry.action == "erase" and subject is not None:
-        counts = (
-            f": {after.get('memories', 0)} memories, {after.get('conversations', 0)} conversations, "
-            f"{after.get('sessions', 0)} sessions"
+        counts = ", ".join(
+            count_words(_count(after, field), one, many)
+            for field, one, many in (
+                ("memories", "memory", "memories"),
+                ("conversations", "conversation", "conversations"),
+                ("sessions", "session", "sessions"),
+            )
         )
-        return Mention("Erased ", person_name(subject, names), counts)
+        return Mention("Erased ", person_name(subject, names), f": {counts}")
     if entry.action == "erase-refused" and subject is not None:
         return Mention("Asked to erase ", person_name(subject, names), ", who is not among their people: refused")
     if entry.action == "move" and subject is not None:
-        left, joined = (after.get(side) or "no organisation" for side in ("from", "to"))
+        left, joined = (
+            organisation_name(after[side]) if after.get(side) else "no organisation" for side in ("from", "to")
+        )
         how = "at their sign-in, as their identity provider says" if after.get("by") == "sign-in" else "by an operator"
         return Mention("Moved ", person_name(subject, names), f" from {left} to {joined}, {how}")
     if entry.action == "approval":
@@ -231,7 +253,7 @@ def audit_page(
                 key=e.key or "",
                 before=_text_of(e.before),
                 after=_text_of(e.after),
-                detail=_detail(e, names),
+                detail=_detail(e, names, actor),
             )
             for e in shown
         ),

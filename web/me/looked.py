@@ -18,6 +18,7 @@ from litestar.di import NamedDependency
 from litestar.response import Template
 
 from store.domain.looks import StaffAct
+from web.kit.area_words import organisation_name
 from web.kit.identity.sessions import Viewer
 from web.kit.spreadsheets import CSV_MEDIA_TYPE, for_spreadsheets, neutralise_cell
 from web.kit.views import TimeView, time_view
@@ -41,11 +42,12 @@ def act_words(act: StaffAct) -> str:
 
 
 def _organisation(tenant: str | None) -> str:
-    return f"the organisation “{tenant}”" if tenant else "no organisation"
+    return organisation_name(tenant) if tenant else "no organisation"
 
 
 def for_words(act: StaffAct) -> str:
-    return f"For the organisation “{act.organisation}”" if act.organisation else ""
+    """Which organisation's view of them it was, by its name ("For Berlin")."""
+    return f"For {organisation_name(act.organisation)}" if act.organisation else ""
 
 
 @dataclass(frozen=True, slots=True)
