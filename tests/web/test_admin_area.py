@@ -28,7 +28,7 @@ async def test_every_page_of_the_area_needs_a_login(client: AsyncTestClient[Lite
 async def test_someone_who_administers_nothing_gets_a_403_page_saying_why(
     client: AsyncTestClient[Litestar], login_as: LoginAs, path: str
 ) -> None:
-    await login_as(ADA)
+    await login_as(ADA, name="Ada Lindqvist")
 
     response = await client.get(path)
 
@@ -36,7 +36,7 @@ async def test_someone_who_administers_nothing_gets_a_403_page_saying_why(
     page = tree(response)
     forbidden = page.one(attrs={"data-forbidden": True})
     assert forbidden.one("h1").text == "This area is for administrators"
-    assert "ada, who is not an administrator" in forbidden.text
+    assert "You are signed in as Ada Lindqvist, who is not an administrator" in forbidden.text, "by name, not id"
     assert forbidden.one("a", {"data-action": "personal-page"})["href"] == "/"
     assert page.one(attrs={"data-area-badge": True}).text == "Administration"
     assert page.find_all("a", {"data-nav": True}) == [], "nothing to offer someone with no elevation"

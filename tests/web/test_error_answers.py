@@ -107,7 +107,7 @@ async def test_publishing_with_htmx_after_the_role_was_taken_away_answers_the_re
     assert answer.status_code == 403
     notice = only_notice(page_of(answer), "403")
     assert notice.one("strong").text == "This area is for administrators."
-    assert "ada, who is not an administrator" in notice.text
+    assert "Ada, who is not an administrator" in notice.text
     assert notice.one("a", {"data-action": "reload"})["href"] == "/admin"
 
 

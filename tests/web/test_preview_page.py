@@ -57,6 +57,7 @@ async def test_only_support_staff_may_preview(client: AsyncTestClient[Litestar],
 
     assert page.status_code == form.status_code == 403
     assert tree(page).one("h1").text == "The prompt preview is for support staff"
+    assert f"You are signed in as {who.id.title()}, who does not have it" in tree(page).text
     assert tree(page).one(attrs={"data-forbidden": True}).one("a", {"data-action": "personal-page"})["href"] == "/"
     assert (api.status_code, api.json()) == (
         403,

@@ -112,14 +112,14 @@ def forbidden(request: Request[Any, Any, State], viewer: Viewer, elevation: Elev
         heading = "The prompt preview is for support staff"
         reason = (
             "Previewing exactly what the assistant is told about a person needs the support role. "
-            f"You are signed in as {viewer.actor.id}, who does not have it, so nothing was shown. If you should, "
+            f"You are signed in as {viewer.name}, who does not have it, so nothing was shown. If you should, "
             "ask whoever manages your organisation's sign-in for the support role."
         )
     else:
         heading = "This area is for administrators"
         reason = (
             "Shared facts are what everyone in an organisation is answered from, so only their administrators "
-            f"can see and change them. You are signed in as {viewer.actor.id}, who is not an administrator, so "
+            f"can see and change them. You are signed in as {viewer.name}, who is not an administrator, so "
             "nothing was shown or changed. If you should be, ask whoever manages your organisation's sign-in for "
             "the administrator role."
         )
