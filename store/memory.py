@@ -459,6 +459,8 @@ class ForgetOutcome:
 
     status: Literal["forgotten", "refused", "not_found"]
     reason: str
+    scope: str | None = None
+    """Where a `refused` memory is held, for a page to say who manages it in words."""
 
 
 NOT_ON_FILE = "There is no memory with that id on file for you."

@@ -172,7 +172,7 @@ class PersonalMemories:
         choice = chosen_reach(actor, list(on_file.values()), [memory_id])
         if choice.shared:
             scope = on_file[memory_id].scope
-            return ForgetOutcome("refused", memory_forget_verdict(scope=scope, actor=actor).reason)
+            return ForgetOutcome("refused", memory_forget_verdict(scope=scope, actor=actor).reason, scope=scope)
         if not (await self.forget(actor, choice, undoable=False)).records:
             return ForgetOutcome("not_found", NOT_ON_FILE)
         return ForgetOutcome("forgotten", memory_forget_verdict(scope=own_scope(actor), actor=actor).reason)

@@ -21,6 +21,7 @@ from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
 from web.kit.identity.sessions import Viewer
 from web.kit.wire import OriginOut, OverrideOut, ProblemOut, refusal
+from web.kit.words import not_theirs_to_change
 from web.me.on_file import on_file, origin_of, resolving_origins
 from web.services import Services
 
@@ -139,8 +140,7 @@ async def list_memories(
         401: _NO_SESSION,
         403: refusal(
             "Held at a wider scope (your organisation manages it), or no valid X-CSRF-Token",
-            "This memory is held at tenant:berlin, which is managed by its administrators; it "
-            "cannot be forgotten here.",
+            "Managed by your organisation: only its administrators can change or remove it.",
         ),
         404: refusal("Unknown, another person's, or beaten by a narrower memory: one answer for all", NOT_ON_FILE),
     },
@@ -153,5 +153,7 @@ async def delete_memory(
     outcome = await services.personal.forget_by_id(viewer.actor, memory_id)
     if outcome.status == "forgotten":
         return Response(ForgottenOut(forgotten=True), status_code=200)
-    status = 403 if outcome.status == "refused" else 404
-    return Response(ProblemOut(error=outcome.reason), status_code=status)
+    if outcome.status == "refused":  # said as the person's page says it, not by the scope's token
+        words = not_theirs_to_change(outcome.scope, viewer.actor) if outcome.scope else outcome.reason
+        return Response(ProblemOut(error=words), status_code=403)
+    return Response(ProblemOut(error=outcome.reason), status_code=404)
