@@ -211,7 +211,7 @@ class Administration:
     async def edit(self, actor: Actor, memory_id: str, *, text: str) -> AdminOutcome:
         """A new text for a shared fact; its id, key and pin stay. An update of that record by id, in one
         transaction with its audit entry: `before` is the value it replaced, and a fact deleted meanwhile
-        answers as an unknown id, never written again."""
+        answers as an unknown id, never written again. The same text again writes and records nothing."""
         record = await self._administered(actor, memory_id)
         if record is None:
             return AdminOutcome("not_found", NOT_ADMINISTERED)
@@ -221,6 +221,8 @@ class Administration:
         refusal = await self._refusal(actor, record.scope)
         if refusal:
             return AdminOutcome("refused", refusal)
+        if checked.fact == record.text:  # saved unchanged: its date stays, and no edit is recorded
+            return AdminOutcome("done", record=record)
         change = await restate(self._config, self._provider, self._audit, actor, record, checked.fact)
         if change is None:  # deleted meanwhile: an edit never brings it back
             return AdminOutcome("not_found", NOT_ADMINISTERED)
@@ -243,7 +245,8 @@ class Administration:
     async def pin(self, actor: Actor, memory_id: str, *, pinned: bool) -> AdminOutcome:
         """Make a shared fact always on (or not). The outcome carries the scope's pin budget after the
         change, whose warning says when always-on facts would stop reaching prompts. The change and its
-        audit entry are one transaction; a fact deleted meanwhile answers as an unknown id."""
+        audit entry are one transaction; a fact already so is left as it is, unrecorded; a fact deleted
+        meanwhile answers as an unknown id."""
         record = await self._may_change(actor, memory_id)
         if isinstance(record, AdminOutcome):
             return record
@@ -252,14 +255,15 @@ class Administration:
             if change is None:  # deleted meanwhile: nothing was pinned, and nothing is audited
                 return AdminOutcome("not_found", NOT_ADMINISTERED)
             before, updated = change
-            await self._audit.append(
-                who=actor.id,
-                action="pin" if pinned else "unpin",
-                scope=updated.scope,
-                key=updated.key,
-                before=_snapshot(before),
-                after=_snapshot(updated),
-            )
+            if before.pinned != updated.pinned:  # already so (a second tab): nothing to record
+                await self._audit.append(
+                    who=actor.id,
+                    action="pin" if pinned else "unpin",
+                    scope=updated.scope,
+                    key=updated.key,
+                    before=_snapshot(before),
+                    after=_snapshot(updated),
+                )
         at_scope = await self._provider.list(scopes=[record.scope], ctx=ScopeContext(actor=actor))
         budget = pin_budget(at_scope, scope=record.scope, max_memories=self._config.max_memories)
         return AdminOutcome("done", record=updated, budget=budget)

@@ -114,11 +114,14 @@ class Consent:
 
     async def require_approval(self, admin: Actor, *, required: bool) -> ApprovalSetting | None:
         """Set whether the people of `admin`'s organisation approve what the assistant concludes about
-        them, audited at the organisation's scope with the value before and after. Notes already
-        waiting keep waiting when approval is no longer required: only their person settles them."""
+        them, audited at the organisation's scope with the value before and after; choosing again what
+        is chosen already changes and records nothing. Notes already waiting keep waiting when approval
+        is no longer required: only their person settles them."""
         before = await self.approval_setting(admin)
         if before is None:
             return None
+        if before.chosen and before.required == required:  # chosen already (a second tab): no act to record
+            return before
         async with self._provider.together():
             await self._controls.set_approval_required(before.tenant_ref, required=required, by=admin.id)
             await self._audit.append(

@@ -63,10 +63,13 @@ class Expiry:
     async def set_lifetime(self, admin: Actor, *, days: int | None) -> LifetimeSetting | None:
         """Set the lifetime of `admin`'s organisation, audited at its scope with the value before and
         after, and give what the assistant already concluded about its people the expiry it sets, from
-        each memory's last write or keep: shortening it may expire some at once."""
+        each memory's last write or keep: shortening it may expire some at once. Choosing again what is
+        chosen already changes and records nothing."""
         before = await self.lifetime_setting(admin)
         if before is None:
             return None
+        if before.chosen and before.days == days:  # chosen already (a second tab): no act to record
+            return before
         async with self._provider.together():
             await self._controls.set_concluded_lifetime(before.tenant_ref, days=days, by=admin.id)
             await self._provider.reset_expiry(before.tenant_ref, days)

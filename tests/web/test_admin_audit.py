@@ -116,6 +116,33 @@ async def test_who_finds_a_name_by_its_words_in_any_order_whatever_the_accents(
     assert rows(nobody) == []
 
 
+async def test_saving_what_is_already_so_records_nothing_and_keeps_the_facts_date(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    token = await login_as(LENA)
+    created = await client.post(
+        "/admin/memories",
+        json={"scope": "tenant:berlin", "key": "tone", "text": "formal"},
+        headers={"X-CSRF-Token": token},
+    )
+    memory_id = created.json()["record"]["id"]
+    [published] = await services.provider.list(scopes=["tenant:berlin"], ctx=ScopeContext(LENA))
+    form = {"csrf_token": token}
+
+    for _ in range(2):  # a second tab, or a second click
+        await client.post(f"/admin/facts/{memory_id}/pin", data={**form, "pinned": "false"})
+        await client.post(f"/admin/facts/{memory_id}/edit", data={**form, "text": " formal "})
+        await client.post("/admin/organisation/approval", data={**form, "required": "yes"})
+        await client.post("/admin/organisation/lifetime", data={**form, "days": "90"})
+    await client.post(f"/admin/facts/{memory_id}/pin", data={**form, "pinned": "true"})
+    await client.post(f"/admin/facts/{memory_id}/pin", data={**form, "pinned": "true"})
+
+    page = tree(await client.get("/admin/audit"))
+    assert [r[0] for r in rows(page)] == ["pin", "lifetime", "approval", "write"], "each change once, no echo"
+    [kept] = await services.provider.list(scopes=["tenant:berlin"], ctx=ScopeContext(LENA))
+    assert (kept.text, kept.updated_at, kept.pinned) == ("formal", published.updated_at, True)
+
+
 async def test_another_tenants_administrator_sees_none_of_it_and_an_end_user_is_refused(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
