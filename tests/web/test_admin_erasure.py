@@ -51,6 +51,29 @@ async def test_a_tenant_administrator_erases_a_person_of_their_organisation(
     assert next(e.action for e in await services.audit.at_scopes(["tenant:berlin"])) == "erase"
 
 
+async def test_an_administrator_is_not_offered_their_own_erasure_and_is_told_how_instead(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(client, services)
+    await login_as(ADA)
+    token = await login_as(LENA, name="Lena Vogt")
+
+    listed = tree(await client.get("/admin/people"))
+    confirm = await client.get("/admin/people/erase?person=lena")
+    done = await client.post("/admin/people/erase?person=lena", data={"csrf_token": token})
+
+    me = listed.one("li", {"data-person": "lena"})
+    assert me.find("a", {"data-action": "erase"}) is None
+    assert me.one(attrs={"data-self": True}).text == "You: another administrator can erase you"
+    assert listed.one("li", {"data-person": "ada"}).one("a", {"data-action": "erase"})
+    assert (confirm.status_code, done.status_code) == (403, 403)
+    refusal = tree(done)
+    assert refusal.one("h1").text == "You can't erase yourself here"
+    assert "Ask another administrator of your organisation to erase you." in refusal.text
+    assert (await client.get("/admin/people")).status_code == 200, "still signed in"
+    assert [e.action for e in await services.audit.at_scopes(["tenant:berlin"])] == []
+
+
 async def test_a_run_of_theirs_still_in_flight_is_told_its_journal_is_gone_and_writes_nothing(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

@@ -56,6 +56,8 @@ class PersonView:
     organisation: str
     roles: str
     erase_href: str
+    yourself: bool = False
+    """The administrator looking: not erased from here (see `_yourself`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +85,14 @@ class ErasurePage:
     receipt: ReceiptView | None = None
 
 
-def _person(actor: Actor, names: Mapping[str, str], settings: Settings) -> PersonView:
+def _person(actor: Actor, names: Mapping[str, str], settings: Settings, viewer: Viewer | None = None) -> PersonView:
     return PersonView(
         id=actor.id,
         who=person_name(actor.id, names),
         organisation=organisation_name(actor.tenant_ref) if actor.tenant_ref else "no organisation",
         roles=role_words(actor.roles, settings),
         erase_href=erase_href(actor.id),
+        yourself=viewer is not None and actor.id == viewer.actor.id,
     )
 
 
@@ -115,7 +118,7 @@ async def people(
     names = found.names
     page = PeoplePage(
         area=area_view(visit.viewer, visit.elevation, "people"),
-        people=tuple(_person(p, names, visit.services.settings) for p in found.people),
+        people=tuple(_person(p, names, visit.services.settings, visit.viewer) for p in found.people),
         more=found.more,
         sought=sought,
     )
@@ -134,6 +137,8 @@ async def confirm_erasure(
     if person_id is not None:
         return Redirect(path=erase_href(person_id))
     person_id = person or ""
+    if person_id == visit.viewer.actor.id:
+        return _yourself(request, visit.viewer, visit.elevation)
     found = await _erasable(visit.services, visit.viewer, person_id)
     if found is None:
         return _not_found(request, visit.viewer, visit.elevation, person_id)
@@ -158,6 +163,8 @@ async def erase_person(
 
 
 async def _erase(request: HTMXRequest, visit: Visit, person_id: str) -> Template:
+    if person_id == visit.viewer.actor.id:
+        return _yourself(request, visit.viewer, visit.elevation)
     # Anyone OnFile has seen is asked for: the store refuses (and audits the attempt) when they are
     # not the administrator's to erase.
     person = await visit.services.people.find(person_id)
@@ -199,6 +206,19 @@ async def erasure_receipt(
     stamp = found.at.astimezone(UTC).strftime("%Y-%m-%d-%H%M%S")
     headers = {**NO_STORE, "Content-Disposition": f'attachment; filename="onfile-erasure-{stamp}.json"'}
     return Response(msgspec.json.encode(receipt_out(found)), media_type="application/json", headers=headers)
+
+
+def _yourself(request: HTMXRequest, viewer: Viewer, elevation: Elevation) -> Template:
+    """An administrator does not erase themselves here: an erasure ends every session of the person
+    at once, so the page that says what went, and its receipt, would be lost with their own."""
+    message = (
+        "Erasing someone signs them out everywhere at once, so you would be signed out before you could "
+        "see what went or keep its receipt. Ask another administrator of your organisation to erase you. "
+        "To remove what is on file about you alone now, use “Forget all of yours…” on your own page."
+    )
+    view = ProblemView(403, "You can't erase yourself here", message, back="/admin/people", back_label="Back to people")
+    area = {"area": area_view(viewer, elevation, "people")}
+    return problem_answer(request, view, page="admin/problem.html", headers=NO_STORE, context=area)
 
 
 def _not_found(request: HTMXRequest, viewer: Viewer, elevation: Elevation, person_id: str) -> Template:
