@@ -142,6 +142,27 @@ async def test_with_approval_required_a_remember_waits_outside_the_digest_until_
     assert (await client.get("/agent/memories/waiting")).json() == {"count": 0, "paused": False, "waiting": []}
 
 
+async def test_the_waiting_page_says_whether_approval_is_still_asked_for(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    await require_approval(client, login_as)
+    await digest(client, "run_1")
+    await remember(client, "run_1", "call_1", "units", "kilometres")
+    await login_as(ADA)
+    asked = tree(await client.get("/memories/waiting"))
+    token = await login_as(LENA)
+    await client.post("/admin/organisation/approval", data={"csrf_token": token, "required": "no"})
+    await login_as(ADA)
+
+    no_longer = tree(await client.get("/memories/waiting"))
+
+    assert asked.one("p", {"data-asked": "yes"}).text.startswith("Your organisation asks you to approve")
+    lede = no_longer.one("p", {"data-asked": "no"}).text
+    assert lede.startswith("Your organisation no longer asks you to approve")
+    assert "the notes it held while it did still wait for you" in lede
+    assert no_longer.one("li", {"data-key": "units"}), "what was held still waits"
+
+
 async def test_a_waiting_note_can_be_settled_only_by_its_person(
     client: httpx.AsyncClient, services: Services, login_as: LoginAs
 ) -> None:

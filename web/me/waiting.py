@@ -100,6 +100,9 @@ class WaitingPage:
     notes: tuple[WaitingView, ...]
     settled: str = ""
     """What the last approval or discard did, in words ("" when nothing was just settled)."""
+    asked: bool = True
+    """Whether their organisation asks them to approve new notes now: notes held while it did keep
+    waiting after it stops, and the page says which is so."""
 
 
 @get("/memories/waiting", name="waiting_page", include_in_schema=False)
@@ -114,7 +117,8 @@ async def waiting_page(
         for n in await services.consent.waiting(viewer.actor)
     )
     said = {"approve": "Approved: it is now among your memories.", "discard": "Discarded: it is gone."}
-    page = WaitingPage(viewer.name, viewer.csrf_token, notes, said.get(settled, ""))
+    asked = (await services.consent.controls(viewer.actor)).approval_required
+    page = WaitingPage(viewer.name, viewer.csrf_token, notes, said.get(settled, ""), asked)
     return Template("me/waiting.html", context={"page": page}, headers=_HEADERS)
 
 
