@@ -86,7 +86,8 @@ def expiry_words(expires_at: datetime, now: datetime) -> ExpiryWords:
     if is_expired(expires_at, now):
         return ExpiryWords("Your assistant no longer uses this: it expired. Keep it to bring it back.", expired=True)
     left = expires_at - now
-    when = "today" if left < timedelta(days=1) else f"in {_span(left.days)}"
+    # to the nearest day: kept just now for thirty days reads "in 30 days", not 29 and some hours
+    when = "today" if left < timedelta(days=1) else f"in {_span(round(left / timedelta(days=1)))}"
     return ExpiryWords(f"Your assistant stops using this {when}, unless you keep it.", expired=False)
 
 

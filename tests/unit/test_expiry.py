@@ -87,6 +87,13 @@ def test_a_lifetime_is_said_in_plain_words(days: int | None, words: str) -> None
         (timedelta(hours=3), "Your assistant stops using this today, unless you keep it.", False),
         (timedelta(days=1), "Your assistant stops using this in 1 day, unless you keep it.", False),
         (timedelta(days=45), "Your assistant stops using this in 45 days, unless you keep it.", False),
+        (
+            timedelta(days=29, hours=23, minutes=59),
+            "Your assistant stops using this in 30 days, unless you keep it.",
+            False,
+        ),
+        (timedelta(days=1, hours=11), "Your assistant stops using this in 1 day, unless you keep it.", False),
+        (timedelta(days=1, hours=13), "Your assistant stops using this in 2 days, unless you keep it.", False),
         (timedelta(days=89, hours=23), "Your assistant stops using this in 3 months, unless you keep it.", False),
         (timedelta(days=179, hours=23), "Your assistant stops using this in 6 months, unless you keep it.", False),
         (timedelta(days=349), "Your assistant stops using this in 12 months, unless you keep it.", False),
