@@ -130,6 +130,7 @@ async def test_nothing_matching_says_so_and_offers_everything(
     empty = page.one(attrs={"data-empty": "no-match"})
     assert empty.one("h2").text == "Nothing matches your filter"
     assert "“zebra”" in empty.text
+    assert "Try fewer words, or another group, author or conversation." in empty.text, "every filter named"
     assert empty.one("a", {"data-action": "clear-filter"})["href"] == "/"
     assert page.one(attrs={"id": "summary"})["data-total"] == "6"
 
