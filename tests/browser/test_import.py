@@ -60,6 +60,34 @@ def test_ada_previews_an_import_sees_what_cannot_be_imported_and_imports_the_cor
     context.close()
 
 
+def test_on_a_phone_each_line_of_the_preview_reads_as_a_card_with_its_labels(
+    browser: Browser, server: ServerProcess, tmp_path: Path, artifacts: Path
+) -> None:
+    lines = [{"key": "a-rather-long-key-about-depot-routing", "text": "via the ring road"}, {"key": "", "text": "x"}]
+    mixed = tmp_path / "mixed.json"
+    mixed.write_text(json.dumps(lines))
+    context = browser.new_context(viewport={"width": 390, "height": 844}, color_scheme="dark")
+    page = context.new_page()
+    log_in(page, server, "ada")
+    page.goto(f"{server.base_url}/memories/import")
+
+    page.set_input_files("[data-import-file]", str(mixed))
+    page.click("[data-action='preview-import']")
+
+    key = page.locator("[data-import-action='add'] [data-import-key]")
+    expect(key).to_have_text("a-rather-long-key-about-depot-routing")
+    box = key.bounding_box()
+    assert box is not None
+    assert box["width"] > 300, "a cell spans the card, not a squeezed column"
+    label = key.evaluate("cell => getComputedStyle(cell, '::before').content")
+    assert label == '"Key"'
+    reason = page.locator("[data-import-action='error'] [data-import-what]")
+    expect(reason).to_contain_text("Can't be imported: The key is empty.")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390, "nothing scrolls sideways"
+    page.screenshot(path=str(artifacts / "import-preview-phone-dark.png"), full_page=True)
+    context.close()
+
+
 def test_the_import_pages_have_no_serious_accessibility_violations(
     browser: Browser, server: ServerProcess, tmp_path: Path
 ) -> None:
