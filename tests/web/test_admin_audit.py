@@ -96,6 +96,8 @@ async def test_the_trail_filters_by_action_scope_who_and_key(
     assert by_who.one("p", {"class": "summary"}).text.startswith("1 entry matches your filter, of 7.")
     assert rows(by_key) == [("promote", "lena", "cutoff")]
     assert len(rows(nonsense)) == 7, "an unknown action or a scope not administered reads as no filter"
+    assert nonsense.one("p", {"class": "summary"}).text.strip() == "7 entries in the trail.", "and is not called one"
+    assert nonsense.one("a", {"data-download": "csv"})["href"] == "/admin/audit.csv"
     assert by_action.one("select", {"name": "action"}).one("option", {"selected": True})["value"] == "pin"
     assert by_key.one("a", {"data-download": "csv"})["href"] == "/admin/audit.csv?scope=tenant%3Aberlin&key=cut"
 

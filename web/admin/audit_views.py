@@ -13,7 +13,7 @@ import csv
 import io
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, ClassVar
 
@@ -233,7 +233,10 @@ def audit_page(
     now: datetime,
     names: Mapping[str, str],
 ) -> AuditPage:
-    """`names`: the names of the people the entries name (`people_named`), by id."""
+    """`names`: the names of the people the entries name (`people_named`), by id. A scope not
+    administered reads as no scope filter, here as in `filter_entries`: the page does not call it one."""
+    if query.scope not in scopes:
+        query = replace(query, scope="")
     matching = filter_entries(entries, query, scopes, names)
     pages = max(1, -(-len(matching) // AUDIT_PAGE_SIZE))
     page = min(query.page, pages)
