@@ -4,6 +4,7 @@ second demo on a port in use is refused before it touches anything."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -67,6 +68,25 @@ def demo(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], int]]:
             if running(pid):
                 os.kill(pid, signal.SIGKILL)
         process.wait(timeout=10)
+
+
+def test_an_agent_runtime_reaches_the_demo_with_the_call_it_prints(
+    demo: tuple[subprocess.Popen[bytes], int], tmp_path: Path
+) -> None:
+    banner = (tmp_path / "demo.log").read_text()
+    printed = re.search(r"curl -X POST (\S+) \\\n\s+-H \"Authorization: Bearer (\S+)\".*\n\s+-d '(.+)'", banner)
+    assert printed is not None, banner
+    url, token, body = printed.groups()
+
+    answer = httpx.post(
+        url, content=body, headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    )
+    wrong = httpx.post(url, content=body, headers={"Authorization": "Bearer nope", "Content-Type": "application/json"})
+
+    assert answer.status_code == 200, answer.text
+    keys = {entry["key"] for entry in answer.json()["entries"]}
+    assert {"units", "manifest-required"} <= keys, "Ada's own note on units, and Berlin's always-on policy"
+    assert wrong.status_code == 401
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT], ids=["TERM", "HUP", "INT"])

@@ -73,6 +73,7 @@ def _serve_demo(provider: MockProvider, *, port: int, folder: Path) -> int:
         database_url=demo_database(folder),
         base_url=f"http://127.0.0.1:{port}",
         secret_key=demo_secret(),
+        agent_tokens=demo_secret(),  # this run's alone, printed below for an agent runtime to try
         oidc_issuer=provider.issuer,
         oidc_client_id="onfile-demo",
         oidc_client_secret="onfile-demo-secret",  # noqa: S106 - the local development provider's
@@ -95,8 +96,14 @@ async def _seed(settings: Settings) -> None:
 
 def _banner(settings: Settings, issuer: str) -> str:
     people = "\n".join(f"    {p.sub:<6} {p.name:<14} {p.who}" for p in DEMO_PEOPLE)
+    [token] = settings.agent_token_list
+    body = '{"actor": {"id": "ada", "tenantRef": "berlin"}, "threadId": "thr_1", "text": "How far is the depot?"}'
     return (
         f"\nOnFile demo: open {settings.base_url}/ and choose whom to sign in as:\n{people}\n"
         f"(Each button signs in through the demo's local identity provider at {issuer}.)\n"
+        f"An agent runtime calls it with this run's token, {token}, as in:\n"
+        f"    curl -X POST {settings.base_url}/agent/runs/run_1/digest \\\n"
+        f'      -H "Authorization: Bearer {token}" -H "Content-Type: application/json" \\\n'
+        f"      -d '{body}'\n"
         "Stop with Ctrl-C.\n"
     )
