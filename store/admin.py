@@ -329,18 +329,23 @@ class Administration:
         return Preview(person, digest, block, left_out)
 
     async def people_to_preview(self, viewer: Actor, *, limit: int = PEOPLE_SHOWN) -> Seen:
-        """The people `viewer` may preview, most recently seen first, with their names: those of their
-        own organisation, or everyone when support answers for every organisation; nobody for someone
-        not in support."""
+        """The people `viewer` may preview, most recently seen first, at most `limit` (`more` says when
+        there are others), with their names: those of their own organisation, or everyone when support
+        answers for every organisation; nobody for someone not in support."""
         if not await self._gate.may_preview(viewer):
             return Seen(people=())
         if self._support_everywhere:
-            found = await self._people.of_organisations((), everyone=True, limit=limit)
+            found = await self._people.of_organisations((), everyone=True, limit=limit + 1)
         elif viewer.tenant_ref is None:
             return Seen(people=())
         else:
-            found = await self._people.of_organisations([viewer.tenant_ref], limit=limit)
-        return Seen(people=tuple(p for p, _ in found), names={p.id: name for p, name in found if name is not None})
+            found = await self._people.of_organisations([viewer.tenant_ref], limit=limit + 1)
+        listed = found[:limit]
+        return Seen(
+            people=tuple(p for p, _ in listed),
+            more=len(found) > limit,
+            names={p.id: name for p, name in listed if name is not None},
+        )
 
     async def may_erase(self, actor: Actor, person: Actor) -> bool:
         """A tenant administrator of the person's organisation, or a global administrator."""

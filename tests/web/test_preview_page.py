@@ -10,6 +10,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from store import Actor
+from store.admin import PEOPLE_SHOWN
 from tests.web.admin_builders import ADA, LENA, SAM, shared, tree
 from tests.web.conftest import AGENT_TOKEN, LoginAs
 from tests.web.html_tree import Element
@@ -63,6 +64,26 @@ async def test_only_support_staff_may_preview(client: AsyncTestClient[Litestar],
         403,
         {"error": f"Previewing prompts is for support staff; {who.id} may not preview them."},
     )
+
+
+async def test_a_list_cut_at_the_most_recently_seen_says_so_and_a_typed_id_still_reaches_the_rest(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    for n in range(PEOPLE_SHOWN):  # seen after Ada: she drops off the list
+        await services.people.note(Actor(f"driver-{n:03d}", "berlin"))
+    token = await login_as(SAM)
+
+    page = tree(await client.get("/support/preview"))
+    typed = tree(await client.post("/support/preview/show", data={"csrf_token": token, "actor_id": "ada"}))
+
+    offered = [o["value"] for o in page.one("select", {"name": "person"}).find_all("option") if o["value"]]
+    assert len(offered) == PEOPLE_SHOWN
+    assert "ada" not in offered
+    assert page.one("span", {"data-more-people": True}).text == (
+        f"Only the {PEOPLE_SHOWN} seen most recently are listed: type anyone else's id below."
+    )
+    assert typed.find(attrs={"data-error": True}) is None
+    assert typed.one("section", {"data-preview-result": True})
 
 
 async def test_the_form_offers_the_people_of_the_support_persons_organisation_with_their_roles(

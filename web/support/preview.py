@@ -80,7 +80,11 @@ async def preview_page(
 ) -> Template:
     seen = await visit.services.admin.people_to_preview(visit.viewer.actor)
     form = preview_form(
-        seen.people, visit.services.settings, names=seen.names, everywhere=visit.services.settings.support_all_tenants
+        seen.people,
+        visit.services.settings,
+        names=seen.names,
+        everywhere=visit.services.settings.support_all_tenants,
+        more=seen.more,
     )
     view = PreviewPage(area=area_view(visit.viewer, visit.elevation, "preview"), form=form)
     return Template("support/preview.html", context={"page": view, "area": view.area}, headers=NO_STORE)
@@ -115,6 +119,7 @@ async def show_preview(
         visit.services.settings,
         names=names,
         everywhere=visit.services.settings.support_all_tenants,
+        more=seen.more,
         person=data.person,
         actor_id=data.actor_id,
         thread_id=data.thread_id,

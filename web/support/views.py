@@ -52,6 +52,8 @@ class PreviewFormView:
     text: str
     everywhere: bool
     """Whether support answers for every organisation here (the list then holds everyone's people)."""
+    more: bool
+    """Whether more people could be previewed than the list holds (the most recently seen are listed)."""
     error: str
     error_field: str
     """The field the error is shown next to (its `name`), or "" when there is no error."""
@@ -132,6 +134,7 @@ def preview_form(
     *,
     names: Mapping[str, str],
     everywhere: bool = False,
+    more: bool = False,
     person: str = "",
     actor_id: str = "",
     thread_id: str = "",
@@ -145,6 +148,7 @@ def preview_form(
         thread_id=thread_id,
         text=text,
         everywhere=everywhere,
+        more=more,
         error=problem.message if problem else "",
         error_field=problem.field if problem else "",
     )
