@@ -89,7 +89,7 @@ def plan_import(document: str, current: Mapping[str, str], *, max_fact_chars: in
         return ImportPlan(error=TOO_LARGE)
     try:
         parsed = json.loads(document)
-    except (ValueError, RecursionError):  # nested deeper than the decoder goes: no export is
+    except (ValueError, RecursionError):  # RecursionError: nested deeper than any export is
         return ImportPlan(error=NOT_AN_EXPORT)
     if not isinstance(parsed, list):
         return ImportPlan(error=NOT_AN_EXPORT)
