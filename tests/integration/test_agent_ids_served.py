@@ -60,7 +60,14 @@ async def test_an_address_that_is_not_utf8_or_splits_an_id_is_refused(served: tu
         not_utf8 = await client.post("/agent/runs/%FF/digest", json=body)
         other_bytes = await client.post("/agent/runs/%FE/digest", json={"actor": {"id": "bob"}})
         slash = await client.post("/agent/runs/a%2Fb/digest", json=body)
+        too_long = await client.post(f"/agent/runs/{'r' * 201}/digest", json=body)
+        thread_too_long = await client.delete(f"/agent/threads/{'t' * 201}")
 
     assert not_utf8.status_code == other_bytes.status_code == 400
     assert "U+FFFD" in not_utf8.json()["error"]
+    assert (too_long.status_code, too_long.json()) == (
+        400,
+        {"error": "runId is 201 characters long; the limit is 200."},
+    )
+    assert thread_too_long.json() == {"error": "threadId is 201 characters long; the limit is 200."}, "named as sent"
     assert slash.status_code == 404

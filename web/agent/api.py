@@ -57,7 +57,12 @@ def _addressed(name: str, value: str) -> None:
 
 
 PathId = Annotated[
-    str, PathParameter(min_length=1, max_length=MAX_ID_CHARS, description=f"{ID_RULE} No '/'; encode '?', '#', '%'.")
+    str,
+    PathParameter(
+        description=f"{ID_RULE} No '/'; encode '?', '#', '%'.",
+        # documented here, held by `_addressed`, whose refusal names the id as the API does (`runId`)
+        schema_extra={"minLength": 1, "maxLength": MAX_ID_CHARS},
+    ),
 ]
 MEMORY_OFF = "Memory is switched off on this OnFile: no digest is resolved, nothing is written or journaled."
 
