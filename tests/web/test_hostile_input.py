@@ -103,6 +103,30 @@ async def test_a_body_that_is_not_a_remember_call_is_a_400_saying_what_is_wrong(
 
 
 @pytest.mark.parametrize(
+    "fact",
+    [b"cut \\ud83d emoji", b"\\ude00 alone", b"two \\ud83d\\ud83d highs"],
+    ids=["high-alone", "low-alone", "two-highs"],
+)
+async def test_half_a_character_in_the_body_is_named_not_called_truncated(
+    client: AsyncTestClient[Litestar], services: Services, run: str, fact: bytes
+) -> None:
+    raw = b'{"callId": "c", "key": "k", "fact": "' + fact + b'"}'
+
+    answer = await client.post(run, content=raw, headers={**AUTH, "Content-Type": "application/json"})
+    whole = await client.post(
+        run,
+        content=b'{"callId": "d", "key": "k", "fact": "\\ud83d\\ude00"}',
+        headers={**AUTH, "Content-Type": "application/json"},
+    )
+
+    assert answer.status_code == 400
+    assert answer.json()["error"].startswith("The request is not valid: its body holds half of a character")
+    assert "truncated" not in answer.json()["error"]
+    assert whole.status_code == 200, "a whole character, escaped as its two halves, is kept"
+    assert await on_file(services) == [("k", "\U0001f600")]
+
+
+@pytest.mark.parametrize(
     "raw",
     [
         pytest.param(b'{"callId": "c", "key": "k", "fact": "\\ud800"}', id="lone-surrogate"),

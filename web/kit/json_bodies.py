@@ -53,6 +53,16 @@ _PARAMETER_TYPE = re.compile(r":\w+}")
 _LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _MOST_SAID = 500  # characters of a reason a log line carries
 _FIELD = re.compile(r"^Object (?P<what>contains unknown|missing required) field `(?P<name>[^`]*)`$")
+_LONE_HALF = re.compile(
+    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"  # a first half with no second after it
+    rb"|(?<![0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a second half with no escape before it
+)
+"""A JSON escape of half of a character that takes two (a surrogate) with no other half beside it:
+msgspec refuses it, saying only that the input "was truncated"."""
+HALF_A_CHARACTER = (
+    "The request is not valid: its body holds half of a character that takes two (a \\uD800 to \\uDFFF "
+    "escape without its pair, as a cut emoji leaves), which no text can hold. Send the whole character."
+)
 
 
 class RefusedBodyError(ClientException):
@@ -101,6 +111,8 @@ def decode_strictly(body: bytes, body_type: Any) -> Any:
     except msgspec.ValidationError as error:
         raise RefusedBodyError(detail=str(error), extra=[_problem(str(error))]) from None
     except msgspec.DecodeError as error:
+        if _LONE_HALF.search(body):
+            raise RefusedBodyError(detail=HALF_A_CHARACTER) from None
         raise RefusedBodyError(detail=f"The request is not valid: its body is not JSON ({error}).") from None
     except RecursionError:
         raise RefusedBodyError(detail=TOO_DEEP) from None
