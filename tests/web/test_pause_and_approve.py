@@ -101,6 +101,13 @@ async def require_approval(client: httpx.AsyncClient, login_as: LoginAs) -> None
     assert response.status_code == 303
 
 
+async def a_note_waiting(client: httpx.AsyncClient, login_as: LoginAs) -> Any:
+    """Approval required at Berlin, and Ada's assistant's `units` note held for her: the answer to it."""
+    await require_approval(client, login_as)
+    await digest(client, "run_1")
+    return await remember(client, "run_1", "call_1", "units", "kilometres")
+
+
 async def test_with_approval_required_a_remember_waits_outside_the_digest_until_approved(
     client: httpx.AsyncClient, services: Services, login_as: LoginAs
 ) -> None:
@@ -145,9 +152,7 @@ async def test_with_approval_required_a_remember_waits_outside_the_digest_until_
 async def test_the_waiting_page_says_whether_approval_is_still_asked_for(
     client: httpx.AsyncClient, services: Services, login_as: LoginAs
 ) -> None:
-    await require_approval(client, login_as)
-    await digest(client, "run_1")
-    await remember(client, "run_1", "call_1", "units", "kilometres")
+    await a_note_waiting(client, login_as)
     await login_as(ADA)
     asked = tree(await client.get("/memories/waiting"))
     token = await login_as(LENA)
@@ -166,9 +171,7 @@ async def test_the_waiting_page_says_whether_approval_is_still_asked_for(
 async def test_a_waiting_note_can_be_settled_only_by_its_person(
     client: httpx.AsyncClient, services: Services, login_as: LoginAs
 ) -> None:
-    await require_approval(client, login_as)
-    await digest(client, "run_1")
-    held = await remember(client, "run_1", "call_1", "units", "kilometres")
+    held = await a_note_waiting(client, login_as)
     token = await login_as(Actor("max", "berlin"))
 
     for decision in ("approve", "discard"):
@@ -188,9 +191,7 @@ async def test_a_waiting_note_can_be_settled_only_by_its_person(
 async def test_settling_a_note_already_settled_answers_the_problem_page_or_its_notice(
     client: httpx.AsyncClient, services: Services, login_as: LoginAs
 ) -> None:
-    await require_approval(client, login_as)
-    await digest(client, "run_1")
-    held = await remember(client, "run_1", "call_1", "units", "kilometres")
+    held = await a_note_waiting(client, login_as)
     token = await login_as(ADA)
     path = f"/memories/waiting/{held['pending']['id']}/discard"
     assert (await client.post(path, data={"csrf_token": token}, follow_redirects=False)).status_code == 303
@@ -208,9 +209,7 @@ async def test_settling_a_note_already_settled_answers_the_problem_page_or_its_n
 async def test_forgetting_all_of_mine_discards_the_notes_waiting_for_my_approval(
     client: httpx.AsyncClient, services: Services, login_as: LoginAs
 ) -> None:
-    await require_approval(client, login_as)
-    await digest(client, "run_1")
-    await remember(client, "run_1", "call_1", "units", "kilometres")
+    await a_note_waiting(client, login_as)
     token = await login_as(ADA)
 
     assert (await client.post("/memories/forget-all", data={"csrf_token": token})).status_code == 303
