@@ -272,6 +272,11 @@ class Administration:
         """The wider scopes the actor may republish their own entries at (`promotion_targets`)."""
         return promotion_targets(actor, await self.administered_scopes(actor))
 
+    async def _paused(self, person: Actor) -> bool:
+        """Whether the person paused memory: their agent's digest then invites no `remember`."""
+        controls = self._stores.controls if self._stores is not None else None
+        return controls is not None and (await controls.controls_for(person)).paused
+
     async def promote(self, actor: Actor, memory_id: str, *, scope: str) -> AdminOutcome:
         """Republish one of the actor's own entries at a wider scope they administer. The new record is
         human-authored; its origin records who promoted it and from which memory (and keeps the
@@ -317,7 +322,7 @@ class Administration:
             return "unknown"
         ctx = ScopeContext(actor=person, thread_id=thread_id)
         digest, candidates = await select_for_turn(self._config, ctx, text)
-        block = build_memory_block(digest, writable=self._config.writable)
+        block = build_memory_block(digest, writable=self._config.writable and not await self._paused(person))
         everything = await memories_on_file(self._config, ctx)
         left_out = tuple(entries_left_out(everything, digest, candidates))
         looked_at = {"actor": {"id": person.id, "tenantRef": person.tenant_ref, "roles": list(person.roles)}}

@@ -311,15 +311,24 @@ async def memory_for_turn(
 
 
 async def prepare_turn(
-    config: MemoryConfig, ctx: ScopeContext, *, run_id: str | None, query: str | None = None
+    config: MemoryConfig,
+    ctx: ScopeContext,
+    *,
+    run_id: str | None,
+    query: str | None = None,
+    writes: bool = True,
 ) -> tuple[TurnMemory, MemoryResolved]:
     """`memory_for_turn` with its `memory.resolved` handed back instead of published: for a caller
-    that reports the turn only once it is the one that counts (a journaled run that won its race)."""
+    that reports the turn only once it is the one that counts (a journaled run that won its race).
+    Not `writes` (the person paused memory): the block does not invite a `remember` and no tool is
+    offered, as when the provider cannot write."""
     digest, _ = await select_for_turn(config, ctx, query)
-    block = config._recent.block(digest)
+    writable = config.writable and writes
+    block = config._recent.block(digest) if writable else None
     if block is None:
-        block = build_memory_block(digest, writable=config.writable)
-        config._recent.keep_block(digest, block)
+        block = build_memory_block(digest, writable=writable)
+        if writable:
+            config._recent.keep_block(digest, block)
     resolved = MemoryResolved(
         run_id=run_id,
         scopes=len(digest.scopes),
@@ -329,7 +338,7 @@ async def prepare_turn(
         recalled=digest.recalled,
         prompt_chars=len(block),
     )
-    return TurnMemory(digest=digest, block=block, tools=config.tools()), resolved
+    return TurnMemory(digest=digest, block=block, tools=config.tools() if writable else ()), resolved
 
 
 async def prepare_write(config: MemoryConfig, key: str, fact: str) -> None:

@@ -350,11 +350,18 @@ class MemoryRuns:
     async def _resolve(
         self, run_id: str, actor: Actor, thread_id: str | None, text: str
     ) -> tuple[RecordedRun, MemoryResolved]:
+        """A new run's digest. For a person who paused memory, the run is not writable: no `remember`
+        is offered or invited, since each would be refused (their resuming later takes effect from
+        their next run; a call the model makes anyway is decided when it comes, as any call is)."""
         ctx = ScopeContext(actor=actor, thread_id=thread_id)
-        turn, resolved = await prepare_turn(self._config, ctx, run_id=run_id, query=text)
+        writes = True
+        if self._config.writable and self._controls is not None:
+            writes = not (await self._controls.controls_for(actor)).paused
+        turn, resolved = await prepare_turn(self._config, ctx, run_id=run_id, query=text, writes=writes)
         who = RecordedActor(actor.id, actor.tenant_ref, list(actor.roles))
         digest = digest_wire(turn.digest)
-        return RecordedRun(who, thread_id, digest, turn.block, self._config.writable, list(turn.tools)), resolved
+        writable = self._config.writable and writes
+        return RecordedRun(who, thread_id, digest, turn.block, writable, list(turn.tools)), resolved
 
     async def recorded(self, run_id: str) -> RunMemory:
         """The run's recorded memory; `RunNotStartedError` when it has none."""

@@ -12,6 +12,7 @@ import pytest
 from litestar import Litestar
 
 from store import Actor, ScopeContext
+from store.domain.block import REMEMBER_INVITATION
 from store.domain.controls import MEMORY_PAUSED, WAITING_FOR_APPROVAL
 from tests.web.admin_builders import LENA, tree
 from tests.web.conftest import AGENT_TOKEN, SECRET, LoginAs
@@ -91,6 +92,28 @@ async def test_the_digest_still_works_while_paused(
 
     assert [e["text"] for e in body["entries"]] == ["kilometres"]
     assert "units: kilometres" in body["block"]
+
+
+async def test_while_paused_a_new_run_offers_no_remember_and_invites_none_until_resumed(
+    client: httpx.AsyncClient, login_as: LoginAs
+) -> None:
+    await digest(client, "run_0")
+    await remember(client, "run_0", "call_1", "units", "kilometres")
+    token = await login_as(ADA)
+    await client.post("/memories/pause", data={"csrf_token": token, "paused": "yes"})
+
+    paused = await digest(client, "run_1")
+    await client.post("/memories/pause", data={"csrf_token": token, "paused": "no"})
+    replayed = await digest(client, "run_1")
+    resumed = await digest(client, "run_2")
+
+    assert (paused["writable"], paused["tools"]) == (False, [])
+    assert REMEMBER_INVITATION not in paused["block"]
+    assert "units: kilometres" in paused["block"]
+    assert replayed == paused  # the run was resolved while paused, and is replayed as it was
+    assert resumed["writable"] is True
+    assert [tool["name"] for tool in resumed["tools"]] == ["remember"]
+    assert REMEMBER_INVITATION in resumed["block"]
 
 
 async def require_approval(client: httpx.AsyncClient, login_as: LoginAs) -> None:

@@ -11,6 +11,7 @@ from litestar.testing import AsyncTestClient
 
 from store import Actor
 from store.admin import PEOPLE_SHOWN
+from store.domain.block import REMEMBER_INVITATION
 from tests.web.admin_builders import ADA, LENA, SAM, shared, tree
 from tests.web.conftest import AGENT_TOKEN, LoginAs
 from tests.web.html_tree import Element
@@ -158,6 +159,26 @@ async def test_the_block_in_the_page_is_byte_identical(
 
     pre = page.one("pre", {"data-block": True})
     assert "".join(c for c in pre.children if isinstance(c, str)) == agent["block"]
+
+
+async def test_for_a_person_who_paused_memory_the_block_is_the_one_without_remember_the_agent_gets(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add(seed_berlin())
+    ada = await login_as(ADA)
+    paused = await client.post("/memories/pause", data={"csrf_token": ada, "paused": "yes"}, follow_redirects=False)
+    assert paused.status_code == 303
+    token = await login_as(SAM)
+    body = {"actor": {"id": "ada", "tenantRef": "berlin"}, "text": ""}
+    agent = (
+        await client.post("/agent/runs/run_1/digest", json=body, headers={"Authorization": f"Bearer {AGENT_TOKEN}"})
+    ).json()
+
+    page = await show(client, token, actor_id="ada")
+
+    pre = page.one("pre", {"data-block": True})
+    assert "".join(c for c in pre.children if isinstance(c, str)) == agent["block"]
+    assert REMEMBER_INVITATION not in agent["block"]
 
 
 async def test_dropped_always_on_facts_get_a_prominent_warning(
