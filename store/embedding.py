@@ -11,8 +11,9 @@ only vectors made by the embedder it embeds with: vectors of two models are not 
   languages — Arabic, Chinese (simplified and traditional), Dutch, English, French, German,
   Italian, Japanese, Korean, Polish, Portuguese, Russian, Spanish, Thai and Turkish — and a turn in
   one finds a memory written in another. It loads once per process (about 1 s, some 120 MiB) and
-  embeds a turn in about 2 ms of one core (numpy's BLAS kept to one thread). In other languages,
-  recall rests on the words (ICU's word boundaries) more than on meaning.
+  embeds a turn in about 2 ms of one core (numpy's BLAS kept to one thread), a text of more than
+  `INLINE_EMBED_CHARS_AT_MOST` characters on a worker thread. In other languages, recall rests on
+  the words (ICU's word boundaries) more than on meaning.
 - `HttpEmbedder`: any service answering the common `POST {"input": [texts]}` →
   `{"data": [{"embedding": [...]}, ...]}` shape (OpenAI-compatible servers, Ollama, vLLM, TEI…).
 
@@ -26,6 +27,7 @@ cosine: the product over the stored vector's length.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -37,6 +39,7 @@ import numpy.typing as npt
 
 __all__ = (
     "DEFAULT_EMBEDDER",
+    "INLINE_EMBED_CHARS_AT_MOST",
     "VECTOR_DTYPE",
     "Embedder",
     "EmbedderError",
@@ -49,6 +52,9 @@ __all__ = (
 
 VECTOR_DTYPE = np.dtype("i1")
 """How a stored vector's numbers are kept (see the module docstring)."""
+INLINE_EMBED_CHARS_AT_MOST = 400
+"""The most characters the default model embeds on the event loop's own thread (a turn, a memory: a
+few milliseconds); more go to a worker thread, where the loop serves other requests meanwhile."""
 _SCALE = 127.0
 
 Vectors = npt.NDArray[np.float32]
@@ -125,6 +131,7 @@ class UniversalSentenceEncoderEmbedder:
     """The default embedder: the Universal Sentence Encoder, multilingual v3 (see the module docstring)."""
 
     _lock = threading.Lock()
+    _encoding = threading.Lock()
     _model: Any = None
 
     @property
@@ -148,10 +155,21 @@ class UniversalSentenceEncoderEmbedder:
     async def embed(self, texts: Sequence[str]) -> Vectors:
         if not texts:
             return np.zeros((0, 512), dtype=np.float32)
-        # inline: the encoder's tokenizer is Python and holds the interpreter, so a worker thread would
-        # add its hop (0.2–0.5 ms a turn) and free the event loop no sooner
-        encoded = self._loaded().encode(list(texts))
+        model = self._loaded()
+        if sum(map(len, texts)) <= INLINE_EMBED_CHARS_AT_MOST:
+            # inline: a worker thread would add its hop (0.2–0.5 ms a turn) to a few milliseconds
+            encoded = self._encode(model, texts)
+        else:  # on a worker thread, so that the event loop goes on between the encoder's steps
+            encoded = await asyncio.to_thread(self._encode, model, texts)
         return np.asarray(encoded, dtype=np.float32).reshape(len(texts), -1)
+
+    @classmethod
+    def _encode(cls, model: Any, texts: Sequence[str]) -> Any:
+        # One text at a time, whichever thread asks: the encoder sets its BLAS threads around each call,
+        # and two calls interleaving could leave the next one on other settings, and its sums (so its
+        # vector) different in the last bits.
+        with cls._encoding:
+            return model.encode(list(texts))
 
 
 class HttpEmbedder:

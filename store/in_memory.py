@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 
 from msgspec.structs import replace
 
-from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys
+from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys, meaning_text
 from store.domain.relevance import CorpusStats, bm25_score, query_words, record_words
 from store.domain.scopes import own_scope, scope_ranks
 from store.domain.types import Actor, MemoryOrigin, MemoryRecord, ScopeContext
@@ -223,7 +223,7 @@ class InMemoryMemoryProvider:
             if missing:
                 made = await self._embedder.embed([embedding_text(key, text) for key, text in missing])
                 self._vectors.update(zip(missing, vector_bytes(made), strict=True))
-            wanted = (await self._embedder.embed([query]))[0]
+            wanted = (await self._embedder.embed([meaning_text(query)]))[0]
         except EmbedderError:
             return []
         return nearest_keys(wanted, [r.key for r in records], [self._vectors[(r.key, r.text)] for r in records], most)

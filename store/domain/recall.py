@@ -18,6 +18,12 @@ places, not scores, so a memory that holds "the" and "is" of "how far away is th
 otherwise take a place in the ranking by words and, with any place in the ranking by meaning, beat
 the memory nearest in meaning that shares no word with the turn — the one recall exists to find.
 
+The ranking by meaning takes the meaning of at most `MEANING_CHARS_AT_MOST` characters of the turn
+(`meaning_text`): all of a turn up to that, and of a longer one (a pasted document, up to the 100,000
+characters a turn may hold) its opening and its close, where a question about it usually stands.
+An embedding's cost grows with its text, and a turn's must be paid before the turn can answer; its
+words are all ranked by, whatever its length.
+
 Everything here is exact and ordered, so the same inputs give the same keys in the same order.
 """
 
@@ -29,6 +35,7 @@ from store.domain.scopes import scope_ranks
 from store.domain.types import MemoryRecord
 
 __all__ = (
+    "MEANING_CHARS_AT_MOST",
     "RANKING_WINDOW",
     "RRF_K",
     "STOP_WORDS",
@@ -36,6 +43,7 @@ __all__ = (
     "fuse_rankings",
     "listed_keys",
     "listed_rows",
+    "meaning_text",
 )
 
 RRF_K = 60
@@ -45,6 +53,11 @@ worth about as much as the third place of both together."""
 RANKING_WINDOW = 50
 """How deep into each ranking fusion looks, at the least (a turn whose block holds more looks
 `limit` deep): places past it weigh under 1/110 each and cannot overturn the head of either list."""
+
+MEANING_CHARS_AT_MOST = 1_000
+"""The most characters of a turn its meaning is taken from: some 150 words of prose. Embedded by the
+default model, a thousand characters of the densest text (ideographs, symbols) take some 70 ms here,
+and a hundred thousand several seconds."""
 
 
 _STOP_WORDS = (
@@ -117,3 +130,12 @@ def fuse_rankings(rankings: Sequence[Sequence[str]], listed: Sequence[str], limi
         chosen = set(fused)
         fused.extend([key for key in listed if key not in chosen][: limit - len(fused)])
     return fused
+
+
+def meaning_text(turn: str) -> str:
+    """What a turn's meaning is taken from: the turn itself, or, past `MEANING_CHARS_AT_MOST`
+    characters, its first and last halves of that many, on two lines."""
+    if len(turn) <= MEANING_CHARS_AT_MOST:
+        return turn
+    half = MEANING_CHARS_AT_MOST // 2
+    return f"{turn[:half]}\n{turn[-half:]}"

@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from store.domain.expiry import concluded_expiry, expiry_basis
 from store.domain.paging import RecordsAsk, RecordsMatching, RecordsPage
-from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys, listed_rows
+from store.domain.recall import RANKING_WINDOW, content_words, fuse_rankings, listed_keys, listed_rows, meaning_text
 from store.domain.recent import Recent
 from store.domain.scopes import own_scope, scope_ranks
 from store.domain.types import Actor, MemoryOrigin, MemoryRecord, ScopeContext, Shortlist
@@ -454,7 +454,7 @@ class SqlMemoryProvider:
         if self._embedder is None or not query.strip():
             return None
         try:
-            return (await self._embedder.embed([query]))[0]
+            return (await self._embedder.embed([meaning_text(query)]))[0]
         except EmbedderError as error:
             _log.warning("a turn is ranked by its words alone: %s", error)
             return None

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import threading
 
 import httpx
 import numpy as np
 import pytest
 
 from store.embedding import (
+    INLINE_EMBED_CHARS_AT_MOST,
     VECTOR_DTYPE,
     EmbedderError,
     HttpEmbedder,
@@ -140,3 +143,38 @@ def test_an_embedding_services_name_never_carries_its_credentials() -> None:
     embedder = HttpEmbedder("https://user:secret@embed.example:8443/v1/embeddings", model="m")
 
     assert embedder.name == "http:https://embed.example:8443/v1/embeddings#m"
+
+
+class _Watched:
+    """A stand-in for the default model: notes which thread encodes, and for a long text waits until
+    the event loop has run something else, which it can only do if the encoding is not on its thread."""
+
+    def __init__(self, loop_ran: threading.Event) -> None:
+        self.loop_ran = loop_ran
+        self.threads: list[int] = []
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        self.threads.append(threading.get_ident())
+        if sum(map(len, texts)) > INLINE_EMBED_CHARS_AT_MOST:
+            assert self.loop_ran.wait(timeout=10), "the event loop did not run while a long text was embedded"
+        return np.ones((len(texts), 512), dtype=np.float32)
+
+
+async def test_the_default_model_embeds_a_short_text_inline_and_a_long_one_while_the_loop_goes_on(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    loop_ran = threading.Event()
+    watched = _Watched(loop_ran)
+    monkeypatch.setattr(UniversalSentenceEncoderEmbedder, "_model", watched)
+    embedder = UniversalSentenceEncoderEmbedder()
+
+    async def meanwhile() -> None:
+        await asyncio.sleep(0)
+        loop_ran.set()
+
+    await embedder.embed(["x" * INLINE_EMBED_CHARS_AT_MOST])
+    vectors, _ = await asyncio.gather(embedder.embed(["x" * (INLINE_EMBED_CHARS_AT_MOST + 1)]), meanwhile())
+
+    assert vectors.shape == (1, 512)
+    assert watched.threads[0] == threading.get_ident()
+    assert watched.threads[1] != threading.get_ident()

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from store.domain.recall import RRF_K, content_words, fuse_rankings, listed_keys, listed_rows
+from store.domain.recall import (
+    MEANING_CHARS_AT_MOST,
+    RRF_K,
+    content_words,
+    fuse_rankings,
+    listed_keys,
+    listed_rows,
+    meaning_text,
+)
 from tests.builders import make_record
 
 LISTED = ["a", "b", "c", "d", "e"]
@@ -108,3 +116,24 @@ def test_a_listed_row_carries_its_record_s_pin() -> None:
     records = [make_record("a", scope="global", pinned=True), make_record("b", scope="actor:ada")]
 
     assert listed_rows(records, ["actor:ada", "global"]) == [("b", False), ("a", True)]
+
+
+_OPENING, _MIDDLE, _CLOSE = "how far is the depot? " * 23, "filler " * 20_000, " which way is shorter?" * 23
+
+
+@pytest.mark.parametrize(
+    ("turn", "expected"),
+    [
+        # a turn of any usual length is its own meaning, whole
+        ("how far is the depot?", "how far is the depot?"),
+        ("", ""),
+        ("x" * MEANING_CHARS_AT_MOST, "x" * MEANING_CHARS_AT_MOST),
+        # one character more: its first and last halves, on two lines
+        ("a" * 500 + "b" + "c" * 500, "a" * 500 + "\n" + "c" * 500),
+        # a pasted document between a question and another: the opening and the close
+        (_OPENING + _MIDDLE + _CLOSE, _OPENING[:500] + "\n" + _CLOSE[-500:]),
+    ],
+)
+def test_a_turns_meaning_is_taken_from_at_most_its_opening_and_its_close(turn: str, expected: str) -> None:
+    assert meaning_text(turn) == expected
+    assert len(meaning_text(turn)) <= MEANING_CHARS_AT_MOST + 1
