@@ -103,12 +103,12 @@ async def test_a_body_that_is_not_a_remember_call_is_a_400_saying_what_is_wrong(
 
 
 @pytest.mark.parametrize(
-    "fact",
-    [b"cut \\ud83d emoji", b"\\ude00 alone", b"two \\ud83d\\ud83d highs"],
+    ("fact", "named"),
+    [(b"cut \\ud83d emoji", "U+D83D"), (b"\\ude00 alone", "U+DE00"), (b"two \\ud83d\\ud83d highs", "U+D83D")],
     ids=["high-alone", "low-alone", "two-highs"],
 )
-async def test_half_a_character_in_the_body_is_named_not_called_truncated(
-    client: AsyncTestClient[Litestar], services: Services, run: str, fact: bytes
+async def test_half_a_character_in_a_remembered_fact_is_the_models_to_correct_named_not_called_truncated(
+    client: AsyncTestClient[Litestar], services: Services, run: str, fact: bytes, named: str
 ) -> None:
     raw = b'{"callId": "c", "key": "k", "fact": "' + fact + b'"}'
 
@@ -119,11 +119,29 @@ async def test_half_a_character_in_the_body_is_named_not_called_truncated(
         headers={**AUTH, "Content-Type": "application/json"},
     )
 
-    assert answer.status_code == 400
-    assert answer.json()["error"].startswith("The request is not valid: its body holds half of a character")
-    assert "truncated" not in answer.json()["error"]
+    assert answer.status_code == 200
+    said = f"The fact contains half of a character that takes two ({named}), as a cut emoji does. Write it whole."
+    assert answer.json() == {"ok": False, "error": said}
     assert whole.status_code == 200, "a whole character, escaped as its two halves, is kept"
     assert await on_file(services) == [("k", "\U0001f600")]
+
+
+async def test_half_a_character_anywhere_else_in_a_body_is_refused_whole_and_named(
+    client: AsyncTestClient[Litestar], run: str
+) -> None:
+    call = b'{"callId": "c\\ud83d", "key": "k", "fact": "f"}'
+    turn = b'{"actor": {"id": "ada"}, "text": "how far \\ud83d"}'
+
+    in_the_call_id = await client.post(run, content=call, headers={**AUTH, "Content-Type": "application/json"})
+    in_a_turn = await client.post(
+        "/agent/runs/run_h/digest", content=turn, headers={**AUTH, "Content-Type": "application/json"}
+    )
+
+    assert in_the_call_id.status_code == 400
+    assert "callId" in in_the_call_id.json()["error"]
+    assert in_a_turn.status_code == 400
+    assert in_a_turn.json()["error"].startswith("The request is not valid: its body holds half of a character")
+    assert "truncated" not in in_a_turn.json()["error"]
 
 
 @pytest.mark.parametrize(

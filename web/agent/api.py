@@ -6,7 +6,7 @@ no browser credential is accepted. The runtime asserts the actor it runs for.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import msgspec
 from litestar import Response, Router, delete, post
@@ -71,6 +71,10 @@ class RememberIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     call_id: Id
     key: str  # the model's, of any length: too long is an ok=false it can correct (the body's size is capped)
     fact: str
+
+    HOLDS_MODEL_TEXT: ClassVar[bool] = True
+    """Half of a character in the key or fact (a cut emoji) is the model's to correct, like any of its
+    mistakes there: the body is decoded with it kept (`web.kit.json_bodies`)."""
 
     def __post_init__(self) -> None:
         require_plain_ids("callId", self.call_id)  # the key and the fact are the model's: refused as ok=false

@@ -18,6 +18,7 @@ the route and why (`log_refused_body`), never a stack trace: nothing failed but 
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from typing import Any
@@ -58,7 +59,8 @@ _LONE_HALF = re.compile(
     rb"|(?<![0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a second half with no escape before it
 )
 """A JSON escape of half of a character that takes two (a surrogate) with no other half beside it:
-msgspec refuses it, saying only that the input "was truncated"."""
+msgspec refuses it, saying only that the input "was truncated". A body type that holds a model's text
+says so (`HOLDS_MODEL_TEXT`), and its body is then decoded with the halves kept."""
 HALF_A_CHARACTER = (
     "The request is not valid: its body holds half of a character that takes two (a \\uD800 to \\uDFFF "
     "escape without its pair, as a cut emoji leaves), which no text can hold. Send the whole character."
@@ -112,7 +114,23 @@ def decode_strictly(body: bytes, body_type: Any) -> Any:
         raise RefusedBodyError(detail=str(error), extra=[_problem(str(error))]) from None
     except msgspec.DecodeError as error:
         if _LONE_HALF.search(body):
+            if getattr(body_type, "HOLDS_MODEL_TEXT", False):
+                return _decode_with_halves(body, body_type)
             raise RefusedBodyError(detail=HALF_A_CHARACTER) from None
+        raise RefusedBodyError(detail=f"The request is not valid: its body is not JSON ({error}).") from None
+    except RecursionError:
+        raise RefusedBodyError(detail=TOO_DEEP) from None
+
+
+def _decode_with_halves(body: bytes, body_type: Any) -> Any:
+    """A body whose type holds a model's text (`HOLDS_MODEL_TEXT`), decoded with its halves of characters
+    kept: the model's text is then refused by the rules its own, as a mistake it can correct, not the
+    request. Held to the type as strictly as any body."""
+    try:
+        return msgspec.convert(json.loads(body), type=body_type, strict=True)
+    except msgspec.ValidationError as error:
+        raise RefusedBodyError(detail=str(error), extra=[_problem(str(error))]) from None
+    except ValueError as error:  # not JSON after all
         raise RefusedBodyError(detail=f"The request is not valid: its body is not JSON ({error}).") from None
     except RecursionError:
         raise RefusedBodyError(detail=TOO_DEEP) from None
