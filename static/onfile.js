@@ -8,6 +8,12 @@
 //   marked busy (aria-busy; the buttons are disabled by hx-disabled-elt in the markup), so a second
 //   click cannot send it again. A request still running after 300 ms says so: "Loading…" in a status
 //   region at the top of the window, and the part being replaced dims. A quicker answer shows nothing.
+// - The keyboard keeps its place. An update that replaced the focused control (a Cancel, "Keep it",
+//   Pause) gives the focus back to the control that opened what was closed — Correct, Edit, Delete,
+//   "Forget the ticked…", or the one a control names in data-returns-to — or else to the first
+//   control of what came in its place, never the top of the document. Escape closes what is open in
+//   place, as its Cancel does. "Keep them", on the question before forgetting several, closes it in
+//   place with the ticks as they were; without a script it is a link back to the list.
 (function () {
   "use strict";
 
@@ -143,10 +149,80 @@
     );
   });
 
+  // Which control opened what is now in each part of the page, by the part's id; and the request
+  // on its way: the control that sent it, and then the part its answer replaces (the answer may
+  // name another part than the request aimed at).
+  const openedBy = new Map();
+  let sentBy = "";
+  let swappedPart = null;
+
+  function focusLost() {
+    return document.activeElement === null || document.activeElement === document.body;
+  }
+
+  function opener(detail) {
+    const triggering = detail.requestConfig ? detail.requestConfig.triggeringEvent : null;
+    const element = triggering && triggering.submitter ? triggering.submitter : detail.elt;
+    return element instanceof Element ? element.closest("[data-action]") : null;
+  }
+
   document.addEventListener("htmx:beforeRequest", function (event) {
     busy(event, true);
     started(event.detail.xhr);
+    const control = opener(event.detail);
+    sentBy = control === null ? "" : control.getAttribute("data-returns-to") || control.getAttribute("data-action");
   });
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const target = event.detail.target;
+    swappedPart = target instanceof Element && target.id ? target.id : null;
+    if (swappedPart !== null && sentBy && !sentBy.startsWith("cancel")) {
+      openedBy.set(swappedPart, sentBy);
+    }
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    const part = swappedPart === null ? null : document.getElementById(swappedPart);
+    if (part === null || !focusLost()) {
+      return;
+    }
+    const action = openedBy.get(part.id);
+    const control =
+      (action ? part.querySelector('[data-action="' + action + '"]') : null) ||
+      part.querySelector("button, a[href], input:not([type=hidden]), select, textarea");
+    if (control !== null) {
+      control.focus();
+    }
+  });
+
+  // Escape closes what is open in place, as its Cancel (or "Keep …") does: a correction, an edit, a
+  // question before deleting, publishing or forgetting several.
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape" || event.defaultPrevented || !(event.target instanceof Element)) {
+      return;
+    }
+    const open = event.target.closest("[data-editing], [data-confirm-chosen], [data-confirm-delete], [data-confirm-promote]");
+    const cancel = open === null ? null : open.querySelector("[data-action^='cancel']");
+    if (cancel !== null) {
+      event.preventDefault();
+      cancel.click();
+    }
+  });
+
+  document.addEventListener("click", function (event) {
+    const keep = event.target instanceof Element ? event.target.closest("[data-chooser-confirm] [data-action='cancel']") : null;
+    if (keep === null || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) {
+      return;
+    }
+    event.preventDefault();
+    const area = keep.closest("[data-chooser-confirm]");
+    area.replaceChildren();
+    const control = document.querySelector('[data-action="' + (openedBy.get(area.id) || "forget-chosen") + '"]');
+    if (control !== null) {
+      control.focus();
+    }
+  });
+
   document.addEventListener("htmx:afterRequest", function (event) {
     busy(event, false);
     ended(event.detail.xhr);

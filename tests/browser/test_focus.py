@@ -9,6 +9,7 @@ import pytest
 from playwright.sync_api import Browser, expect
 
 from tests.browser.test_admin import log_in
+from tests.browser.test_forget_chosen import serious_violations
 from tests.processes.servers import ServerProcess
 
 pytestmark = pytest.mark.browser
@@ -57,4 +58,119 @@ def test_the_focus_follows_a_save_and_a_refused_publish(
     page.click("[data-action='publish']")
     expect(page.locator("#create-error")).to_be_focused()
     page.screenshot(path=str(artifacts / "focus-publish-error-390.png"))
+    context.close()
+
+
+def test_closing_what_a_control_opened_gives_the_keyboard_back_to_that_control(
+    browser: Browser, server: ServerProcess
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = log_in(context, server, "ada")
+    row = page.locator("#group-you [data-entry]").first
+    row_id = row.get_attribute("id")
+
+    row.locator("[data-action='edit']").click()
+    page.locator(f"#{row_id} [data-action='cancel-edit']").click()
+    expect(page.locator(f"#{row_id} [data-action='edit']")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator(f"#{row_id} [data-edit-text]")).to_be_focused()
+    page.keyboard.press("Escape")  # closes it as Cancel does
+    expect(page.locator(f"#{row_id} [data-action='edit']")).to_be_focused()
+
+    page.locator("[data-action='pause-memory']").click()
+    expect(page.locator("[data-action='resume-memory']")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("[data-action='pause-memory']")).to_be_focused()
+    context.close()
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = log_in(context, server, "lena")
+    page.goto(f"{server.base_url}/admin")
+    fact = page.locator("#" + (page.locator("[data-fact-id][data-key='tone']").get_attribute("id") or ""))
+    fact.locator("[data-action='edit']").click()
+    fact.locator("[data-action='cancel']").click()
+    expect(fact.locator("[data-action='edit']")).to_be_focused()
+    fact.locator("[data-action='delete']").click()
+    expect(fact.locator("[data-action='cancel']")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(fact.locator("[data-action='delete']")).to_be_focused()
+
+    page.fill("[data-field='key']", "tone")
+    page.fill("[data-field='text']", "answer in one line")
+    page.click("[data-action='publish']")
+    expect(page.locator("#replace-heading")).to_be_focused()
+    page.click("[data-action='keep']")
+    expect(page.locator("[data-action='publish']")).to_be_focused()
+    expect(page.locator("[data-field='text']")).to_have_value("answer in one line")
+    context.close()
+
+
+def test_the_first_tab_offers_a_way_past_the_header_to_the_page(browser: Browser, server: ServerProcess) -> None:
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = log_in(context, server, "lena")
+    page.goto(f"{server.base_url}/admin")
+
+    page.keyboard.press("Tab")
+    skip = page.get_by_role("link", name="Skip to content")
+    expect(skip).to_be_focused()
+    expect(skip).to_be_in_viewport()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+
+    assert page.evaluate("() => document.querySelector('main').contains(document.activeElement)")
+    context.close()
+
+
+def test_keep_them_closes_the_question_in_place_with_the_ticks_as_they_were(
+    browser: Browser, server: ServerProcess
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = log_in(context, server, "ada")
+    boxes = page.locator("#group-you [data-select]")
+    boxes.nth(0).check()
+    boxes.nth(1).check()
+    page.locator("[data-action='forget-chosen']").click()
+    expect(page.locator("[data-confirm-chosen] h2")).to_have_text("Forget these 2 memories?")
+
+    page.locator("[data-confirm-chosen] [data-action='cancel']").click()
+
+    expect(page.locator("[data-confirm-chosen]")).to_have_count(0)
+    expect(page.locator("[data-action='forget-chosen']")).to_be_focused()
+    expect(page.locator("#group-you [data-select]:checked")).to_have_count(2)
+    expect(page.locator("[data-chosen-count]")).to_have_text("2 ticked.")
+
+    page.get_by_label("Tick all on this page").check()
+    expect(page.locator("#group-you [data-select]:checked")).to_have_count(boxes.count())
+    context.close()
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, java_script_enabled=False)
+    page = log_in(context, server, "ada")
+    expect(page.get_by_label("Tick all on this page")).to_be_hidden()
+    context.close()
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (320, 640)])
+def test_on_a_phone_the_undo_toast_never_covers_the_control_the_keyboard_is_on(
+    browser: Browser, server_at_scale: ServerProcess, artifacts: Path, width: int, height: int
+) -> None:
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme="dark", bypass_csp=True)
+    page = log_in(context, server_at_scale, "max")
+    page.locator("#group-you [data-entry] [data-action='forget']").first.click()
+    expect(page.locator("[data-action='undo']")).to_be_focused()
+    page.screenshot(path=str(artifacts / f"focus-undo-toast-{width}-dark.png"))
+    assert serious_violations(page) == []  # the Undo button reads in the dark theme too
+
+    covered = []
+    for _ in range(40):
+        page.keyboard.press("Tab")
+        covered += page.evaluate(
+            """() => {
+                const focused = document.activeElement, toast = document.querySelector('#notice .notice');
+                if (!focused || focused === document.body || !toast || toast.contains(focused)) return [];
+                const a = focused.getBoundingClientRect(), b = toast.getBoundingClientRect();
+                const under = a.bottom > b.top && a.top < b.bottom && a.right > b.left && a.left < b.right;
+                return under ? [focused.outerHTML.slice(0, 120)] : [];
+            }"""
+        )
+    assert covered == []
     context.close()

@@ -54,6 +54,7 @@ def test_max_ticks_a_range_forgets_it_with_one_confirmation_and_one_undo_brings_
     page.locator("[data-action='confirm-forget-chosen']").click()
 
     expect(page.locator("[data-notice='forgotten'] .notice-message")).to_have_text("Forgotten: 4 memories.")
+    expect(page.locator("[data-action='undo']")).to_be_focused()
     for id, _ in before[1:5]:
         expect(page.locator(f"#entry-{id}")).to_have_count(0)
     expect(page.locator("#summary")).to_have_attribute("data-total", str(total - 4))
