@@ -2,6 +2,7 @@
 //
 // - Shift-click ticks (or unticks) every memory between the last one clicked and this one.
 // - "Tick all on this page" ticks every memory shown; the line above the list counts what is ticked.
+//   Without a script it could not, so the page sends it hidden and this shows it.
 (function () {
   "use strict";
 
@@ -57,5 +58,16 @@
     count();
   });
 
-  document.addEventListener("htmx:afterSettle", count);
+  function reveal() {
+    document.querySelectorAll("[data-needs-script][hidden]").forEach(function (part) {
+      part.hidden = false;
+    });
+  }
+
+  reveal();
+  document.addEventListener("DOMContentLoaded", reveal);
+  document.addEventListener("htmx:afterSettle", function () {
+    reveal();
+    count();
+  });
 })();

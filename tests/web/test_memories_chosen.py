@@ -102,6 +102,22 @@ async def test_all_that_match_a_search_forgets_exactly_those_and_leaves_shared_f
     assert [r.key for r in tenant] == ["fiscal"]
 
 
+async def test_all_that_match_is_offered_when_more_than_one_does_and_tick_all_only_to_a_script(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed_ada(services)
+    await login_as(ADA)
+
+    several = page_of(await client.get("/", params={"q": "depot"}))
+    one = page_of(await client.get("/", params={"q": "short"}))
+
+    assert several.one("button", {"data-action": "choose-all-matching"}).text == "Choose all 5 that match…"
+    assert one.find("button", {"data-action": "choose-all-matching"}) is None
+    assert one.one("button", {"data-action": "forget-chosen"}).text == "Forget the ticked…"
+    tick_all = several.one(attrs={"data-needs-script": True})
+    assert "hidden" in tick_all.attrs, "a page without a script cannot tick them all: chooser.js shows it"
+
+
 async def test_a_choice_reaching_beyond_ones_own_changes_nothing_and_says_why(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
