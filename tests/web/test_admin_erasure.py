@@ -30,6 +30,17 @@ async def seed(client: AsyncTestClient[Litestar], services: Services) -> None:
     assert (await client.post("/agent/runs/run_1/digest", json=body, headers=auth)).status_code == 200
 
 
+async def test_the_erasure_of_someone_who_holds_no_memory_says_none_not_a_count_of_zero(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.people.note(Actor("sam", "berlin"))
+    await login_as(LENA)
+
+    confirm = tree(await client.get("/admin/people/sam/erase"))
+
+    assert confirm.one("li", {"data-count": "memories"}).text == "memories held about them alone: none at the moment;"
+
+
 async def test_a_tenant_administrator_erases_a_person_of_their_organisation(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
@@ -42,7 +53,7 @@ async def test_a_tenant_administrator_erases_a_person_of_their_organisation(
 
     assert 'data-person="ada"' in listed.text
     assert 'data-erasure="confirm"' in confirm.text
-    assert "the 1 memory held about them alone" in confirm.text
+    assert "the one memory held about them alone" in confirm.text
     assert done.status_code == 200
     assert 'data-erasure="done"' in done.text
     assert await services.provider.get("m1") is None

@@ -191,6 +191,19 @@ async def test_the_waiting_page_says_whether_approval_is_still_asked_for(
     assert no_longer.one("li", {"data-key": "units"}), "what was held still waits"
 
 
+async def test_where_approval_is_not_asked_and_nothing_waits_the_waiting_page_says_just_that(
+    client: httpx.AsyncClient, login_as: LoginAs
+) -> None:
+    await login_as(ADA)
+
+    page = tree(await client.get("/memories/waiting"))
+
+    lede = page.one("p", {"data-asked": "no"}).text
+    assert lede.startswith("Your organisation does not ask you to approve what your assistant concludes")
+    assert "no longer" not in lede
+    assert page.one("p", {"data-no-waiting": True}).text == "Nothing waits for your approval."
+
+
 async def test_a_waiting_note_can_be_settled_only_by_its_person(
     client: httpx.AsyncClient, services: Services, login_as: LoginAs
 ) -> None:

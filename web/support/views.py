@@ -170,7 +170,7 @@ def preview_result(
     digest, actor = preview.digest, preview.actor
     if digest.recalled:
         selection = (
-            "Chosen by relevance: ranked by the turn's words and by their meaning, the block filled to the "
+            "Chosen by the message: ranked by its words and by their meaning, the block filled to the "
             "ceiling, and always-on facts added."
         )
     elif digest.omitted:
