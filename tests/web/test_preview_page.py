@@ -145,20 +145,24 @@ async def test_a_preview_shows_the_exact_block_the_scopes_the_digest_and_what_wa
     assert result.find(attrs={"data-pinned-warning": True}) is None
 
 
+async def agents_block_and_previewed(client: AsyncTestClient[Litestar], token: str) -> tuple[str, str]:
+    """Ada's block as the agent API gives it, and as the preview page shows it."""
+    body = {"actor": {"id": "ada", "tenantRef": "berlin"}, "text": ""}
+    auth = {"Authorization": f"Bearer {AGENT_TOKEN}"}
+    agent = (await client.post("/agent/runs/run_1/digest", json=body, headers=auth)).json()
+    pre = (await show(client, token, actor_id="ada")).one("pre", {"data-block": True})
+    return agent["block"], "".join(c for c in pre.children if isinstance(c, str))
+
+
 async def test_the_block_in_the_page_is_byte_identical(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
     await services.provider.add(seed_berlin())
     token = await login_as(SAM)
-    body = {"actor": {"id": "ada", "tenantRef": "berlin"}, "text": ""}
-    agent = (
-        await client.post("/agent/runs/run_1/digest", json=body, headers={"Authorization": f"Bearer {AGENT_TOKEN}"})
-    ).json()
 
-    page = await show(client, token, actor_id="ada")
+    agents, previewed = await agents_block_and_previewed(client, token)
 
-    pre = page.one("pre", {"data-block": True})
-    assert "".join(c for c in pre.children if isinstance(c, str)) == agent["block"]
+    assert previewed == agents
 
 
 async def test_for_a_person_who_paused_memory_the_block_is_the_one_without_remember_the_agent_gets(
@@ -169,16 +173,11 @@ async def test_for_a_person_who_paused_memory_the_block_is_the_one_without_remem
     paused = await client.post("/memories/pause", data={"csrf_token": ada, "paused": "yes"}, follow_redirects=False)
     assert paused.status_code == 303
     token = await login_as(SAM)
-    body = {"actor": {"id": "ada", "tenantRef": "berlin"}, "text": ""}
-    agent = (
-        await client.post("/agent/runs/run_1/digest", json=body, headers={"Authorization": f"Bearer {AGENT_TOKEN}"})
-    ).json()
 
-    page = await show(client, token, actor_id="ada")
+    agents, previewed = await agents_block_and_previewed(client, token)
 
-    pre = page.one("pre", {"data-block": True})
-    assert "".join(c for c in pre.children if isinstance(c, str)) == agent["block"]
-    assert REMEMBER_INVITATION not in agent["block"]
+    assert previewed == agents
+    assert REMEMBER_INVITATION not in agents
 
 
 async def test_dropped_always_on_facts_get_a_prominent_warning(
