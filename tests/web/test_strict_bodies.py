@@ -6,6 +6,7 @@ the same rule without anyone listing it here; and every route that takes a JSON 
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from litestar.testing import AsyncTestClient
 
 from store import Actor, ScopeContext
 from tests.web.conftest import AGENT_TOKEN, LoginAs
-from web.kit.json_bodies import json_body_type
+from web.kit.json_bodies import BYTE_ORDER_MARK, COMPRESSED, json_body_type
 from web.services import Services
 
 LENA = Actor("lena", "berlin", ("onfile-admin", "onfile-global-admin", "onfile-support"))
@@ -251,6 +252,25 @@ async def test_a_body_that_is_not_json_sent_as_json_is_refused_saying_so(
     assert answer.status_code == status
     assert list(answer.json()) == ["error"]
     assert said in answer.json()["error"]
+
+
+async def test_a_byte_order_mark_or_a_compressed_body_is_named_not_called_malformed(
+    client: AsyncTestClient[Litestar],
+) -> None:
+    sent = {"Authorization": f"Bearer {AGENT_TOKEN}", "Content-Type": "application/json"}
+    body = b'{"actor": {"id": "ada", "tenantRef": "berlin"}, "text": ""}'
+
+    marked = await client.post("/agent/runs/run_1/digest", content=b"\xef\xbb\xbf" + body, headers=sent)
+    compressed = await client.post(
+        "/agent/runs/run_1/digest", content=gzip.compress(body), headers={**sent, "Content-Encoding": "gzip"}
+    )
+    identity = {**sent, "Content-Encoding": "identity"}
+    plain = await client.post("/agent/runs/run_1/digest", content=body, headers=identity)
+
+    assert (marked.status_code, marked.json()) == (400, {"error": BYTE_ORDER_MARK})
+    assert compressed.status_code == 415
+    assert compressed.json() == {"error": f"{COMPRESSED}; this one came with Content-Encoding: gzip."}
+    assert plain.status_code == 200, plain.text
 
 
 async def test_json_sent_with_a_charset_is_json(client: AsyncTestClient[Litestar]) -> None:

@@ -37,6 +37,8 @@ from litestar.utils.scope.state import ScopeState
 from web.kit.api_errors import TOO_DEEP, problem_message
 
 __all__ = (
+    "BYTE_ORDER_MARK",
+    "COMPRESSED",
     "NOT_JSON_TYPE",
     "RefusedBodyError",
     "decode_strictly",
@@ -49,6 +51,12 @@ __all__ = (
 logger = logging.getLogger(__name__)
 
 NOT_JSON_TYPE = "The request body must be JSON, sent with Content-Type: application/json"
+COMPRESSED = "The request body must be sent uncompressed: OnFile reads no Content-Encoding"
+BYTE_ORDER_MARK = (
+    "The request is not valid: its body starts with a byte-order mark (EF BB BF), which JSON does not "
+    "allow. Send the JSON without it."
+)
+_BYTE_ORDER_MARK = b"\xef\xbb\xbf"
 _AT = re.compile(r"^(?P<message>.*?) - at `\$(?P<path>[^`]*)`$", re.DOTALL)
 _PARAMETER_TYPE = re.compile(r":\w+}")
 _LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
@@ -91,6 +99,10 @@ async def refuse_unfit_body(request: Request[Any, Any, State]) -> None:
     if media_type != RequestEncodingType.JSON:
         sent = f"this one came as {media_type}" if media_type else "this one had no Content-Type"
         raise RefusedBodyError(detail=f"{NOT_JSON_TYPE}; {sent}.", status_code=HTTP_415_UNSUPPORTED_MEDIA_TYPE)
+    encoding = request.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        detail = f"{COMPRESSED}; this one came with Content-Encoding: {encoding[:40]}."
+        raise RefusedBodyError(detail=detail, status_code=HTTP_415_UNSUPPORTED_MEDIA_TYPE)
     _hand_to_handler(request, decode_strictly(await request.body(), body_type))
 
 
@@ -108,6 +120,8 @@ def decode_strictly(body: bytes, body_type: Any) -> Any:
     problem otherwise."""
     if not body:
         raise RefusedBodyError(detail="The request is not valid: its body is empty; send a JSON object.")
+    if body.startswith(_BYTE_ORDER_MARK):
+        raise RefusedBodyError(detail=BYTE_ORDER_MARK)
     try:
         return msgspec.json.decode(body, type=body_type, strict=True)
     except msgspec.ValidationError as error:
