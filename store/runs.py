@@ -98,6 +98,10 @@ class PeopleSeen(Protocol):
 
     async def find(self, person: str) -> Actor | None: ...
 
+    async def find_with_pause(self, person: str) -> tuple[Actor | None, bool]:
+        """The person as last seen, and whether they paused memory, in one read."""
+        ...
+
 
 class ControlSource(PendingHolder, Protocol):
     """Where a person's pause and their organisation's approval setting are read, and where a note
@@ -315,11 +319,12 @@ class MemoryRuns:
         `PersonInAnotherOrganisationError`, before anything is resolved."""
         stored = await self._journal.stored_json(run_id, DIGEST_POSITION)
         if stored is None:
+            paused = None
             if self._people is not None:
-                known = await self._people.find(actor.id)
+                known, paused = await self._people.find_with_pause(actor.id)
                 if known is not None and known.tenant_ref != actor.tenant_ref:
                     raise PersonInAnotherOrganisationError(actor.id, known.tenant_ref, actor.tenant_ref)
-            recorded, resolved = await self._resolve(run_id, actor, thread_id, text)
+            recorded, resolved = await self._resolve(run_id, actor, thread_id, text, paused)
 
             async def alongside() -> None:
                 if thread_id:
@@ -348,15 +353,16 @@ class MemoryRuns:
         return answered
 
     async def _resolve(
-        self, run_id: str, actor: Actor, thread_id: str | None, text: str
+        self, run_id: str, actor: Actor, thread_id: str | None, text: str, paused: bool | None
     ) -> tuple[RecordedRun, MemoryResolved]:
-        """A new run's digest. For a person who paused memory, the run is not writable: no `remember`
-        is offered or invited, since each would be refused (their resuming later takes effect from
-        their next run; a call the model makes anyway is decided when it comes, as any call is)."""
+        """A new run's digest. For a person who paused memory (`paused`, when already read), the run
+        is not writable: no `remember` is offered or invited, since each would be refused (their
+        resuming later takes effect from their next run; a call the model makes anyway is decided
+        when it comes, as any call is)."""
         ctx = ScopeContext(actor=actor, thread_id=thread_id)
         writes = True
         if self._config.writable and self._controls is not None:
-            writes = not (await self._controls.controls_for(actor)).paused
+            writes = not (paused if paused is not None else (await self._controls.controls_for(actor)).paused)
         turn, resolved = await prepare_turn(self._config, ctx, run_id=run_id, query=text, writes=writes)
         who = RecordedActor(actor.id, actor.tenant_ref, list(actor.roles))
         digest = digest_wire(turn.digest)

@@ -18,14 +18,23 @@ from store.domain.types import Actor
 from store.persistence.driver import point_rows, run_statement
 from store.persistence.engine import reading, writing
 from store.persistence.keyed import KeyedStatement, key_chunks
-from store.persistence.tables import KnownPersonRow, table_of
+from store.persistence.tables import KnownPersonRow, PersonPreferenceRow, table_of
 from store.persistence.types import utc_now
 
 __all__ = ("KnownPeople",)
 
 people = table_of(KnownPersonRow)
+preferences = table_of(PersonPreferenceRow)
 _ACTOR_COLUMNS = select(people.c.id, people.c.tenant_ref, people.c.roles)
 _ACTOR_BY_ID = _ACTOR_COLUMNS.where(people.c.id == bindparam("id"))
+_SEEN_AND_PAUSED = select(
+    *(
+        select(column).where(people.c.id == bindparam("id")).scalar_subquery()
+        for column in _ACTOR_COLUMNS.selected_columns
+    ),
+    select(preferences.c.memory_paused).where(preferences.c.person_id == bindparam("id")).scalar_subquery(),
+)
+"""The person as last seen (all None when never seen) and their pause (`store.persistence.controls`), in one row."""
 _NAMES = KeyedStatement(
     lambda ids: select(people.c.id, people.c.name).where(people.c.id.in_(ids), people.c.name.is_not(None))
 )
@@ -126,6 +135,15 @@ class KnownPeople:
         [(id, tenant, roles)] = rows
         listed = json.loads(roles) if isinstance(roles, str) else roles  # the driver's own value: JSON text
         return Actor(id=id, tenant_ref=tenant, roles=tuple(listed or ()))
+
+    async def find_with_pause(self, person: str) -> tuple[Actor | None, bool]:
+        """`find`, and whether the person paused memory, in one lookup by key: what a new run asks
+        before anything else."""
+        [(id, tenant, roles, paused)] = await point_rows(self._engine, _SEEN_AND_PAUSED, {"id": person})
+        if id is None:
+            return None, bool(paused)
+        listed = json.loads(roles) if isinstance(roles, str) else roles
+        return Actor(id=id, tenant_ref=tenant, roles=tuple(listed or ())), bool(paused)
 
     async def names_of(self, ids: Iterable[str]) -> dict[str, str]:
         """The names of those of `ids` whose name is known, by id: everyone a page names, asked at once

@@ -154,3 +154,24 @@ async def test_a_pages_questions_about_its_entries_run_inline_on_a_sqlite_engine
 
     assert len(run) == 7
     assert pooled == []
+
+
+async def test_a_new_runs_first_read_finds_the_person_and_their_pause_at_once(engine: AsyncEngine) -> None:
+    known, controls = KnownPeople(engine), MemoryControlStore(engine)
+    await known.note(Actor("ada", "berlin", ("staff",)))
+    await known.note(Actor("bob", None))
+    await controls.set_paused("bob", paused=True)
+    await controls.set_paused("cem", paused=True)  # paused, and never seen since
+
+    with statements_run(engine) as run:
+        found = [await known.find_with_pause(person) for person in ("ada", "bob", "cem", "dan")]
+
+    assert found == [
+        (Actor("ada", "berlin", ("staff",)), False),
+        (Actor("bob", None), True),
+        (None, True),
+        (None, False),
+    ]
+    assert [await known.find(person) for person in ("ada", "bob", "cem")] == [found[0][0], found[1][0], None]
+    assert [(await controls.controls_for(Actor(p))).paused for p in ("ada", "bob", "cem")] == [False, True, True]
+    assert len(run) == 4, "one statement each"
