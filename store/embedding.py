@@ -165,9 +165,9 @@ class UniversalSentenceEncoderEmbedder:
 
     @classmethod
     def _encode(cls, model: Any, texts: Sequence[str]) -> Any:
-        # One text at a time, whichever thread asks: the encoder sets its BLAS threads around each call,
-        # and two calls interleaving could leave the next one on other settings, and its sums (so its
-        # vector) different in the last bits.
+        # One encoding at a time, whichever thread asks: the encoder sets its BLAS threads around each
+        # call, and two calls interleaving could leave the next one on other settings, and its sums (so
+        # its vectors) different in the last bits.
         with cls._encoding:
             return model.encode(list(texts))
 
