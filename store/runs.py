@@ -356,9 +356,8 @@ class MemoryRuns:
         self, run_id: str, actor: Actor, thread_id: str | None, text: str, paused: bool | None
     ) -> tuple[RecordedRun, MemoryResolved]:
         """A new run's digest. For a person who paused memory (`paused`, when already read), the run
-        is not writable: no `remember` is offered or invited, since each would be refused (their
-        resuming later takes effect from their next run; a call the model makes anyway is decided
-        when it comes, as any call is)."""
+        is not writable: no `remember` is offered or invited, and a call the model makes anyway is
+        refused, even after they resume (which takes effect from their next run)."""
         ctx = ScopeContext(actor=actor, thread_id=thread_id)
         writes = True
         if self._config.writable and self._controls is not None:
@@ -381,7 +380,8 @@ class MemoryRuns:
         outcome. The same call id with another key or fact is `RememberCallMismatchError`.
 
         What the call may do is decided when it is first carried out (`remember_admission`): written,
-        held for the person's approval, or refused because they paused memory. That decision is part of
+        held for the person's approval, or refused because they paused memory (now, or when the run
+        began: its digest was not writable, and resuming does not make it so). That decision is part of
         the journaled outcome, so a replay answers it again even after the person resumed. The person's
         controls are read before the exclusive checkpoint opens its transaction, as the embedding is
         made: a read on a second pooled connection while that transaction holds one would starve the
@@ -389,7 +389,7 @@ class MemoryRuns:
         run = await self.recorded(run_id)
         arguments = _arguments_fingerprint(key, fact)
         await prepare_write(self._config, key, fact)
-        admission = await self._admission(run.actor)
+        admission = await self._admission(run.actor, begun_while_paused=self._config.writable and not run.writable)
 
         async def execute() -> dict[str, Any]:
             ctx = ScopeContext(actor=run.actor, thread_id=run.thread_id)
@@ -411,10 +411,10 @@ class MemoryRuns:
             raise RememberCallMismatchError(run_id, call_id)
         return WriteOutcome.from_wire(msgspec.convert(outcome, _JournaledRemember))
 
-    async def _admission(self, person: Actor) -> RememberAdmission:
+    async def _admission(self, person: Actor, *, begun_while_paused: bool) -> RememberAdmission:
         if self._controls is None:
             return RememberAdmission("write")
-        return remember_admission(await self._controls.controls_for(person))
+        return remember_admission(await self._controls.controls_for(person), begun_while_paused=begun_while_paused)
 
 
 def _arguments_fingerprint(key: str, fact: str) -> str:

@@ -16,6 +16,7 @@ from typing import Literal
 from store.domain.types import MemoryOrigin
 
 __all__ = (
+    "BEGUN_WHILE_PAUSED",
     "MEMORY_PAUSED",
     "WAITING_FOR_APPROVAL",
     "MemoryControls",
@@ -32,6 +33,10 @@ __all__ = (
 MEMORY_PAUSED = (
     "Memory is paused: this person has asked that nothing new be remembered about them, so nothing was saved. "
     "Do not call remember again in this conversation; carry on from what they tell you now."
+)
+BEGUN_WHILE_PAUSED = (
+    "Memory was paused when this conversation began, so nothing from it is saved, even though the person has "
+    "resumed since. Do not call remember again in this conversation; carry on from what they tell you now."
 )
 WAITING_FOR_APPROVAL = (
     "Saved for the person to approve: their organisation asks each person to approve what the assistant "
@@ -58,12 +63,16 @@ class RememberAdmission:
     reason: str = ""
 
 
-def remember_admission(controls: MemoryControls) -> RememberAdmission:
+def remember_admission(controls: MemoryControls, *, begun_while_paused: bool = False) -> RememberAdmission:
     """A paused person's memory takes nothing, whatever their organisation requires: pausing is the
-    stronger wish, and a held note would still be a note kept about them. Otherwise approval, when
-    required, holds the note; else it is written."""
+    stronger wish, and a held note would still be a note kept about them. A run begun while they were
+    paused (`begun_while_paused`: its recorded digest was not writable) takes nothing either, though
+    they resumed since: the run's digest is what its calls may do, and resuming takes effect from their
+    next run. Otherwise approval, when required, holds the note; else it is written."""
     if controls.paused:
         return RememberAdmission("refuse", MEMORY_PAUSED)
+    if begun_while_paused:
+        return RememberAdmission("refuse", BEGUN_WHILE_PAUSED)
     if controls.approval_required:
         return RememberAdmission("hold", WAITING_FOR_APPROVAL)
     return RememberAdmission("write")

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 import pytest
 
 from store.domain.controls import (
+    BEGUN_WHILE_PAUSED,
     MEMORY_PAUSED,
     WAITING_FOR_APPROVAL,
     MemoryControls,
@@ -23,18 +24,23 @@ NOTE = PendingMemory("pend_1", "ada", "units", "kilometres", "thr_1", "run_1", A
 
 
 @pytest.mark.parametrize(
-    ("paused", "required", "route", "reason"),
+    ("paused", "required", "begun_while_paused", "route", "reason"),
     [
-        (False, False, "write", ""),
-        (False, True, "hold", WAITING_FOR_APPROVAL),
-        (True, False, "refuse", MEMORY_PAUSED),
-        (True, True, "refuse", MEMORY_PAUSED),
+        (False, False, False, "write", ""),
+        (False, True, False, "hold", WAITING_FOR_APPROVAL),
+        (True, False, False, "refuse", MEMORY_PAUSED),
+        (True, True, False, "refuse", MEMORY_PAUSED),
+        (False, False, True, "refuse", BEGUN_WHILE_PAUSED),
+        (False, True, True, "refuse", BEGUN_WHILE_PAUSED),
+        (True, False, True, "refuse", MEMORY_PAUSED),
     ],
 )
-def test_a_pause_refuses_approval_holds_and_otherwise_remember_writes(
-    paused: bool, required: bool, route: str, reason: str
+def test_a_pause_now_or_when_the_run_began_refuses_approval_holds_and_otherwise_remember_writes(
+    paused: bool, required: bool, begun_while_paused: bool, route: str, reason: str
 ) -> None:
-    admission = remember_admission(MemoryControls(paused=paused, approval_required=required))
+    controls = MemoryControls(paused=paused, approval_required=required)
+
+    admission = remember_admission(controls, begun_while_paused=begun_while_paused)
 
     assert (admission.route, admission.reason) == (route, reason)
 

@@ -13,7 +13,7 @@ from litestar import Litestar
 
 from store import Actor, ScopeContext
 from store.domain.block import REMEMBER_INVITATION
-from store.domain.controls import MEMORY_PAUSED, WAITING_FOR_APPROVAL
+from store.domain.controls import BEGUN_WHILE_PAUSED, MEMORY_PAUSED, WAITING_FOR_APPROVAL
 from tests.web.admin_builders import LENA, tree
 from tests.web.conftest import AGENT_TOKEN, SECRET, LoginAs
 from web.services import Services
@@ -75,9 +75,28 @@ async def test_a_paused_persons_remember_is_refused_nothing_written_and_replayed
     assert not await services.provider.list(scopes=["actor:ada"], ctx=ScopeContext(ADA))
     await client.post("/memories/pause", data={"csrf_token": token, "paused": "no"})
     assert await remember(client, "run_1", "call_1", "units", "kilometres") == answer  # the journaled outcome
-    written = await remember(client, "run_1", "call_2", "units", "kilometres")
+    await digest(client, "run_2")
+    written = await remember(client, "run_2", "call_1", "units", "kilometres")
     assert written["ok"] is True
     assert written["record"]["text"] == "kilometres"
+
+
+async def test_a_run_begun_while_paused_neither_writes_nor_holds_anything_after_the_person_resumes(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    await require_approval(client, login_as)
+    token = await login_as(ADA)
+    await client.post("/memories/pause", data={"csrf_token": token, "paused": "yes"})
+    begun = await digest(client, "run_1")
+    await client.post("/memories/pause", data={"csrf_token": token, "paused": "no"})
+
+    answer = await remember(client, "run_1", "call_1", "units", "kilometres")
+
+    assert begun["writable"] is False
+    assert answer == {"ok": False, "error": BEGUN_WHILE_PAUSED}
+    assert not await services.provider.list(scopes=["actor:ada"], ctx=ScopeContext(ADA))
+    waiting = await client.get("/agent/memories/waiting", headers={"X-CSRF-Token": token})
+    assert waiting.json()["count"] == 0
 
 
 async def test_the_digest_still_works_while_paused(
