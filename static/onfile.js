@@ -201,8 +201,10 @@
     if (event.key !== "Escape" || event.defaultPrevented || !(event.target instanceof Element)) {
       return;
     }
-    const open = event.target.closest("[data-editing], [data-confirm-chosen], [data-confirm-delete], [data-confirm-promote]");
-    const cancel = open === null ? null : open.querySelector("[data-action^='cancel']");
+    const open = event.target.closest(
+      "[data-editing], [data-confirm-chosen], [data-confirm-delete], [data-confirm-promote], [data-confirm-replace]"
+    );
+    const cancel = open === null ? null : open.querySelector("[data-action^='cancel'], [data-confirm-replace] [data-action='keep']");
     if (cancel !== null) {
       event.preventDefault();
       cancel.click();

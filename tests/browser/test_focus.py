@@ -102,6 +102,13 @@ def test_closing_what_a_control_opened_gives_the_keyboard_back_to_that_control(
     page.click("[data-action='keep']")
     expect(page.locator("[data-action='publish']")).to_be_focused()
     expect(page.locator("[data-field='text']")).to_have_value("answer in one line")
+
+    page.keyboard.press("Enter")  # the same question again, closed by Escape as "Keep the current fact" does
+    expect(page.locator("#replace-heading")).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator("[data-confirm-replace]")).to_have_count(0)
+    expect(page.locator("[data-action='publish']")).to_be_focused()
+    expect(page.locator("[data-field='text']")).to_have_value("answer in one line")
     context.close()
 
 
