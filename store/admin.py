@@ -26,6 +26,7 @@ from store.domain.administration import (
 from store.domain.authority import memory_write_verdict
 from store.domain.block import build_memory_block
 from store.domain.codec import record_to_json
+from store.domain.expiry import is_expired
 from store.domain.receipts import DeletionReceipt, Removal, deletion_receipt
 from store.domain.remember import check_memory_input
 from store.domain.scopes import GLOBAL_SCOPE, normalise_scopes, own_scope
@@ -324,7 +325,10 @@ class Administration:
         digest, candidates = await select_for_turn(self._config, ctx, text)
         block = build_memory_block(digest, writable=self._config.writable and not await self._paused(person))
         everything = await memories_on_file(self._config, ctx)
-        left_out = tuple(entries_left_out(everything, digest, candidates))
+        own = [e.record.id for e in everything.entries if e.scope == own_scope(person)]
+        now = datetime.now(UTC)
+        expired = {id for id, at in (await self._provider.expiries(own, ctx=ctx)).items() if is_expired(at, now)}
+        left_out = tuple(entries_left_out(everything, digest, candidates, expired_ids=expired))
         looked_at = {"actor": {"id": person.id, "tenantRef": person.tenant_ref, "roles": list(person.roles)}}
         async with self._provider.together():
             for scope in preview_audit_scopes(viewer, person):

@@ -4,7 +4,7 @@ the default one reads roles."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol, runtime_checkable
 
@@ -12,8 +12,10 @@ from store.domain.scopes import GLOBAL_SCOPE, own_scope
 from store.domain.types import Actor, DigestEntry, MemoryDigest, MemoryRecord
 
 __all__ = (
+    "LEFT_OUT_EXPLANATIONS",
     "AdminGate",
     "LeftOut",
+    "LeftOutReason",
     "PinBudget",
     "RoleGate",
     "entries_left_out",
@@ -104,32 +106,48 @@ def pin_budget(
     return PinBudget(scope=scope, pinned_keys=len(keys), max_memories=max_memories)
 
 
+LeftOutReason = Literal["budget", "relevance", "expired"]
+LEFT_OUT_EXPLANATIONS: dict[LeftOutReason, str] = {
+    "budget": "It applies, but the block was full: the ceiling dropped it (widest and stalest go first).",
+    "relevance": "The search did not find it relevant to this turn's text.",
+    "expired": (
+        "It expired: the organisation keeps what the assistant concludes for a limited time, and an expired "
+        "note reaches no prompt until the person keeps it."
+    ),
+}
+
+
 @dataclass(frozen=True, slots=True)
 class LeftOut:
     """An entry that applies to the person but is not in the turn's block, and why."""
 
     entry: DigestEntry
-    reason: Literal["budget", "relevance"]
+    reason: LeftOutReason
 
     @property
     def explanation(self) -> str:
-        if self.reason == "relevance":
-            return "The search did not find it relevant to this turn's text."
-        return "It applies, but the block was full: the ceiling dropped it (widest and stalest go first)."
+        return LEFT_OUT_EXPLANATIONS[self.reason]
 
 
 def entries_left_out(
-    everything: MemoryDigest, offered: MemoryDigest, candidate_keys: Sequence[str] | None
+    everything: MemoryDigest,
+    offered: MemoryDigest,
+    candidate_keys: Sequence[str] | None,
+    *,
+    expired_ids: Collection[str] = frozenset(),
 ) -> list[LeftOut]:
     """Every entry of the read-back (`everything`) missing from the turn (`offered`), with its reason:
-    `relevance` when a search chose the candidates and did not return the key, `budget` otherwise."""
+    `expired` for a record whose id is in `expired_ids` (no turn reads it), `relevance` when a search
+    chose the candidates and did not return the key, `budget` otherwise."""
     shown = {e.key for e in offered.entries}
     candidates = None if candidate_keys is None else set(candidate_keys)
-    return [
-        LeftOut(entry=e, reason="relevance" if candidates is not None and e.key not in candidates else "budget")
-        for e in everything.entries
-        if e.key not in shown
-    ]
+
+    def reason(entry: DigestEntry) -> LeftOutReason:
+        if entry.record.id in expired_ids:
+            return "expired"
+        return "relevance" if candidates is not None and entry.key not in candidates else "budget"
+
+    return [LeftOut(entry=e, reason=reason(e)) for e in everything.entries if e.key not in shown]
 
 
 def may_preview_person(viewer: Actor, person: Actor, *, all_organisations: bool = False) -> bool:

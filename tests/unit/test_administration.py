@@ -105,6 +105,18 @@ def test_left_out_entries_are_explained_by_budget_or_relevance() -> None:
     assert "block was full" in entries_left_out(everything, listed, None)[0].explanation
 
 
+def test_an_expired_entry_is_left_out_as_expired_whatever_the_search_or_the_ceiling() -> None:
+    records = [make_record(k) for k in ("a", "b", "c", "d")]
+    everything = resolve_digest(records, scopes=SCOPES, max_memories=None)
+    searched = resolve_digest([records[0]], scopes=SCOPES, max_memories=1, ranked=True)
+    expired = {records[2].id, records[3].id}
+
+    by_search = entries_left_out(everything, searched, ["a", "b", "c"], expired_ids=expired)
+
+    assert {o.entry.key: o.reason for o in by_search} == {"b": "budget", "c": "expired", "d": "expired"}
+    assert by_search[-1].explanation.startswith("It expired:")
+
+
 SUPPORT_BERLIN = Actor("sam", "berlin", ("onfile-support",))
 
 

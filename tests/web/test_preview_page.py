@@ -3,11 +3,13 @@ scopes, digest, size and what was left out, and the warning when always-on facts
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
+from sqlalchemy import text
 
 from store import Actor
 from store.admin import PEOPLE_SHOWN
@@ -20,6 +22,7 @@ from web.kit.identity.oidc import Person
 from web.kit.identity.sessions import SESSION_COOKIE, csrf_token, start_session
 from web.services import Services, open_services
 from web.settings import Settings
+from web.support.views import LEFT_OUT_OPEN_AT_MOST
 
 
 @pytest.fixture
@@ -143,6 +146,45 @@ async def test_a_preview_shows_the_exact_block_the_scopes_the_digest_and_what_wa
     # the ranking fills the block: "units" is nearest in meaning after the matched key, "tone" is left out
     assert left_out == {"tone": "relevance"}
     assert result.find(attrs={"data-pinned-warning": True}) is None
+
+
+async def test_an_expired_note_is_left_out_as_expired_and_each_reason_is_one_group(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add(seed_berlin())
+    await services.expiry.set_lifetime(LENA, days=30)  # Ada's two notes are the assistant's: they expire
+    past = datetime.now(UTC) - timedelta(minutes=1)
+    async with services.provider.engine.begin() as connection:
+        await connection.execute(text("UPDATE agent_memory SET expires_at = :past WHERE key = 'tone'"), {"past": past})
+    token = await login_as(SAM)
+
+    page = await show(client, token, actor_id="ada", text="pallet labels")
+
+    groups = page.find_all("details", {"data-left-out-group": True})
+    listed = {g["data-left-out-group"]: [li["data-left-out-key"] for li in g.find_all("li")] for g in groups}
+    assert listed == {"expired": ["tone"]}
+    [expired] = groups
+    assert expired.one("summary").text.split() == ["Expired", "1"]
+    assert expired.one("p", {"class": "left-out-why"}).text.startswith("It expired:")
+    assert "open" in expired.attrs
+    assert page.one(attrs={"data-left-out-count": True}).text == "1"
+    assert (page.one(attrs={"data-omitted": True}).text, page.one(attrs={"data-expired": True}).text) == ("0", "1")
+    assert "tone" not in page.one("pre", {"data-block": True}).text
+
+
+async def test_a_long_list_of_what_was_left_out_is_grouped_by_reason_and_closed(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add([shared(f"route-{i:02}", f"depot {i}") for i in range(LEFT_OUT_OPEN_AT_MOST + 4)])
+    token = await login_as(SAM)
+
+    page = await show(client, token, actor_id="ada")
+
+    [space] = page.find_all("details", {"data-left-out-group": True})
+    assert space["data-left-out-group"] == "budget"
+    assert "open" not in space.attrs
+    assert space.one(attrs={"data-group-count": True}).text == str(LEFT_OUT_OPEN_AT_MOST + 1)
+    assert len(space.find_all("li", {"data-reason": "budget"})) == LEFT_OUT_OPEN_AT_MOST + 1  # all of them
 
 
 async def agents_block_and_previewed(client: AsyncTestClient[Litestar], token: str) -> tuple[str, str]:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from store import Actor, Author, own_scope
 from store.admin import Preview
+from store.domain.administration import LEFT_OUT_EXPLANATIONS, LeftOut, LeftOutReason
 from web.kit.area import AreaView
 from web.kit.area_words import organisation_name, role_words, scope_label
 from web.kit.views import OptionView
@@ -21,6 +22,7 @@ from web.settings import Settings
 __all__ = (
     "EntryLine",
     "FieldProblem",
+    "LeftOutGroup",
     "LeftOutLine",
     "OverrideLine",
     "PreviewFormView",
@@ -94,7 +96,20 @@ class LeftOutLine:
     held_for: str
     pinned: bool
     reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeftOutGroup:
+    """What was left out for one reason: open on the page when it is short enough to read at a glance."""
+
+    reason: str
+    title: str
     explanation: str
+    lines: tuple[LeftOutLine, ...]
+
+    @property
+    def open(self) -> bool:
+        return len(self.lines) <= LEFT_OUT_OPEN_AT_MOST
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,8 +126,18 @@ class PreviewResultView:
     recalled: bool
     selection: str
     """How the entries were chosen, in one sentence."""
-    left_out: tuple[LeftOutLine, ...]
+    left_out: tuple[LeftOutGroup, ...]
+    """By reason: for space, then not relevant, then expired; only the reasons that occur."""
     pinned_warning: str
+
+    @property
+    def left_out_count(self) -> int:
+        return sum(len(group.lines) for group in self.left_out)
+
+    @property
+    def expired(self) -> int:
+        """What expired: on file, but no longer among what applies (so not among the `omitted`)."""
+        return sum(len(group.lines) for group in self.left_out if group.reason == "expired")
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +189,34 @@ def _scope_words(scope: str, actor: Actor, names: Mapping[str, str]) -> str:
     return scope_label(scope, Actor(actor.id)).audience
 
 
+LEFT_OUT_OPEN_AT_MOST = 20
+_LEFT_OUT_TITLES: dict[LeftOutReason, str] = {
+    "budget": "Left out for space",
+    "relevance": "Not relevant to this turn's text",
+    "expired": "Expired",
+}
+
+
+def _left_out_groups(left_out: Sequence[LeftOut], actor: Actor, names: Mapping[str, str]) -> tuple[LeftOutGroup, ...]:
+    groups = []
+    for reason, title in _LEFT_OUT_TITLES.items():
+        lines = tuple(
+            LeftOutLine(
+                key=o.entry.key,
+                text=o.entry.text,
+                scope=o.entry.scope,
+                held_for=_scope_words(o.entry.scope, actor, names),
+                pinned=o.entry.pinned,
+                reason=o.reason,
+            )
+            for o in left_out
+            if o.reason == reason
+        )
+        if lines:
+            groups.append(LeftOutGroup(reason, title, LEFT_OUT_EXPLANATIONS[reason], lines))
+    return tuple(groups)
+
+
 def preview_result(
     preview: Preview, settings: Settings, *, memory_on: bool, names: Mapping[str, str]
 ) -> PreviewResultView:
@@ -204,18 +257,7 @@ def preview_result(
         pinned_omitted=dropped,
         recalled=digest.recalled,
         selection=selection,
-        left_out=tuple(
-            LeftOutLine(
-                key=o.entry.key,
-                text=o.entry.text,
-                scope=o.entry.scope,
-                held_for=_scope_words(o.entry.scope, actor, names),
-                pinned=o.entry.pinned,
-                reason=o.reason,
-                explanation=o.explanation,
-            )
-            for o in preview.left_out
-        ),
+        left_out=_left_out_groups(preview.left_out, actor, names),
         pinned_warning=(
             f"{dropped:,} always-on {'fact was' if dropped == 1 else 'facts were'} dropped from this block: more "
             f"keys are pinned for {actor.id} than a prompt carries ({settings.max_memories:,}). The organisation's "
