@@ -69,6 +69,14 @@ class Consent:
     async def waiting(self, person: Actor) -> list[PendingMemory]:
         return await self._controls.waiting_for(person.id)
 
+    async def waiting_beside_held(self, person: Actor) -> list[tuple[PendingMemory, MemoryRecord | None]]:
+        """The person's waiting notes (oldest first), each beside the memory of theirs that approving it
+        would replace: the one they hold under its key (an approval writes over it), or None."""
+        notes = await self.waiting(person)
+        held = await self._provider.records_holding([own_scope(person)], sorted({n.key for n in notes}))
+        by_key = {record.key: record for record in held}
+        return [(note, by_key.get(note.key)) for note in notes]
+
     async def waiting_count(self, person: Actor) -> int:
         return await self._controls.waiting_count(person.id)
 

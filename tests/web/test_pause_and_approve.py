@@ -11,7 +11,7 @@ import httpx
 import pytest
 from litestar import Litestar
 
-from store import Actor, ScopeContext
+from store import Actor, MemoryOrigin, ScopeContext
 from store.domain.block import REMEMBER_INVITATION
 from store.domain.controls import BEGUN_WHILE_PAUSED, MEMORY_PAUSED, WAITING_FOR_APPROVAL
 from tests.web.admin_builders import LENA, tree
@@ -208,6 +208,26 @@ async def test_the_waiting_page_says_whether_approval_is_still_asked_for(
     assert lede.startswith("Your organisation no longer asks you to approve")
     assert "the notes it held while it did still wait for you" in lede
     assert no_longer.one("li", {"data-key": "units"}), "what was held still waits"
+
+
+async def test_a_waiting_note_shows_the_persons_own_memory_that_approving_it_would_replace(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    stated = MemoryOrigin(author="human", actor_ref="ada")
+    await services.provider.write(key="units", text="miles", scope="actor:ada", origin=stated, ctx=ScopeContext(ADA))
+    await a_note_waiting(client, login_as)
+    await digest(client, "run_2")
+    await remember(client, "run_2", "call_1", "tone", "short answers")
+    await login_as(ADA)
+
+    page = tree(await client.get("/memories/waiting"))
+
+    units, tone = page.one("li", {"data-key": "units"}), page.one("li", {"data-key": "tone"})
+    replaces = " ".join(units.one(attrs={"data-replaces": True}).text.split())
+    assert replaces == "Approving it replaces what you wrote: miles"
+    assert units.one("button", {"data-action": "approve"}).text == "Approve and replace"
+    assert tone.find(attrs={"data-replaces": True}) is None
+    assert tone.one("button", {"data-action": "approve"}).text == "Approve"
 
 
 async def test_where_approval_is_not_asked_and_nothing_waits_the_waiting_page_says_just_that(

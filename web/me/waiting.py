@@ -91,6 +91,10 @@ class WaitingView:
     key: str
     text: str
     concluded: TimeView
+    replaces: str | None = None
+    """The text of the person's own memory under the same key, which approving this note replaces."""
+    replaces_stated: bool = False
+    """Whether they wrote that memory themselves (rather than the assistant concluding it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,8 +117,15 @@ async def waiting_page(
 ) -> Template:
     now = datetime.now(UTC)
     notes = tuple(
-        WaitingView(n.id, n.key, n.text, time_view(n.concluded_at, now))
-        for n in await services.consent.waiting(viewer.actor)
+        WaitingView(
+            n.id,
+            n.key,
+            n.text,
+            time_view(n.concluded_at, now),
+            replaces=None if held is None else held.text,
+            replaces_stated=held is not None and held.origin.author == "human",
+        )
+        for n, held in await services.consent.waiting_beside_held(viewer.actor)
     )
     said = {"approve": "Approved: it is now among your memories.", "discard": "Discarded: it is gone."}
     asked = (await services.consent.controls(viewer.actor)).approval_required
