@@ -122,8 +122,9 @@ class Consent:
 
     async def require_approval(self, admin: Actor, *, required: bool) -> ApprovalSetting | None:
         """Set whether the people of `admin`'s organisation approve what the assistant concludes about
-        them, audited at the organisation's scope with the value before and after; choosing again what
-        is chosen already changes and records nothing. Notes already waiting keep waiting when approval
+        them, audited at the organisation's scope with the value before (`byDefault` when it was the
+        deployment's default) and after; choosing again what is chosen already changes and records
+        nothing. Notes already waiting keep waiting when approval
         is no longer required: only their person settles them."""
         before = await self.approval_setting(admin)
         if before is None:
@@ -137,7 +138,7 @@ class Consent:
                 action="approval",
                 scope=f"tenant:{before.tenant_ref}",
                 key=None,
-                before={"approvalRequired": before.required},
+                before={"approvalRequired": before.required, **({} if before.chosen else {"byDefault": True})},
                 after={"approvalRequired": required},
             )
         return ApprovalSetting(before.tenant_ref, required, chosen=True)

@@ -61,10 +61,11 @@ class Expiry:
         return LifetimeSetting(tenant, days, chosen)
 
     async def set_lifetime(self, admin: Actor, *, days: int | None) -> LifetimeSetting | None:
-        """Set the lifetime of `admin`'s organisation, audited at its scope with the value before and
-        after, and give what the assistant already concluded about its people the expiry it sets, from
-        each memory's last write or keep: shortening it may expire some at once. Choosing again what is
-        chosen already changes and records nothing."""
+        """Set the lifetime of `admin`'s organisation, audited at its scope with the value before
+        (`byDefault` when it was the deployment's default) and after, and give what the assistant
+        already concluded about its people the expiry it sets, from each memory's last write or keep:
+        shortening it may expire some at once. Choosing again what is chosen already changes and
+        records nothing."""
         before = await self.lifetime_setting(admin)
         if before is None:
             return None
@@ -78,7 +79,7 @@ class Expiry:
                 action="lifetime",
                 scope=f"tenant:{before.tenant_ref}",
                 key=None,
-                before={"concludedLifetimeDays": before.days},
+                before={"concludedLifetimeDays": before.days, **({} if before.chosen else {"byDefault": True})},
                 after={"concludedLifetimeDays": days},
             )
         return LifetimeSetting(before.tenant_ref, days, chosen=True)

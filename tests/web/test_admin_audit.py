@@ -145,6 +145,26 @@ async def test_saving_what_is_already_so_records_nothing_and_keeps_the_facts_dat
     assert (kept.text, kept.updated_at, kept.pinned) == ("formal", published.updated_at, True)
 
 
+async def test_a_setting_changed_shows_its_value_before_and_choosing_the_default_says_so(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    form = {"csrf_token": await login_as(LENA)}
+    await client.post("/admin/organisation/lifetime", data={**form, "days": ""})  # the default, chosen
+    await client.post("/admin/organisation/approval", data={**form, "required": "yes"})
+    await client.post("/admin/organisation/approval", data={**form, "required": "no"})
+
+    page = tree(await client.get("/admin/audit"))
+
+    said = [" ".join(detail.text.split()) for detail in page.find_all(attrs={"data-detail": True})]
+    assert said == [
+        "What the assistant concludes is now kept without asking each person; before, each person approved it",
+        "Each person now approves what the assistant concludes about them; before, it was kept without asking "
+        "(the default)",
+        "What the assistant concludes is now kept until the person forgets them, as the default already had it: "
+        "the choice is now the organisation's own",
+    ]
+
+
 async def test_another_tenants_administrator_sees_none_of_it_and_an_end_user_is_refused(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

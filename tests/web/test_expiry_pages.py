@@ -72,11 +72,12 @@ async def test_an_administrator_chooses_how_long_conclusions_are_kept_and_it_is_
     [entry] = [e for e in await services.audit.at_scopes(["tenant:berlin"]) if e.action == "lifetime"]
     assert (entry.who, entry.before, entry.after) == (
         "lena",
-        {"concludedLifetimeDays": None},
+        {"concludedLifetimeDays": None, "byDefault": True},
         {"concludedLifetimeDays": 180},
     )
-    audit = tree(await client.get("/admin/audit"))
-    assert "What the assistant concludes is now kept for 6 months" in audit.text
+    audit = " ".join(tree(await client.get("/admin/audit")).text.split())
+    assert "What the assistant concludes is now kept for 6 months" in audit
+    assert "; before, it was kept until the person forgets them (the default)" in audit
 
 
 async def test_a_lifetime_not_offered_is_refused_with_its_reason_and_changes_nothing(

@@ -299,7 +299,11 @@ async def test_the_approval_setting_is_audited_and_only_for_the_admins_own_organ
 
     [entry] = [e for e in await services.audit.at_scopes(["tenant:berlin"]) if e.action == "approval"]
 
-    assert (entry.who, entry.before, entry.after) == ("lena", {"approvalRequired": False}, {"approvalRequired": True})
+    assert (entry.who, entry.before, entry.after) == (
+        "lena",
+        {"approvalRequired": False, "byDefault": True},
+        {"approvalRequired": True},
+    )
     token = await login_as(ADA)
     refused = await client.post("/admin/organisation/approval", data={"csrf_token": token, "required": "no"})
     assert refused.status_code == 403

@@ -12,7 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, ClassVar
@@ -210,17 +210,39 @@ def _detail(entry: AuditEntry, names: Mapping[str, str], actor: Actor) -> Mentio
         )
         how = "at their sign-in, as their identity provider says" if after.get("by") == "sign-in" else "by an operator"
         return Mention("Moved ", person_name(subject, names), f" from {left} to {joined}, {how}")
+    before = entry.before if isinstance(entry.before, dict) else {}
     if entry.action == "approval":
-        required = after.get("approvalRequired") is True
-        return Mention(
-            "Each person now approves what the assistant concludes about them"
-            if required
-            else "What the assistant concludes is kept without asking each person"
-        )
+        return _setting_change("approvalRequired", before, after, _approval_words)
     if entry.action == "lifetime":
-        days = after.get("concludedLifetimeDays")
-        return Mention("What the assistant concludes is now " + lifetime_words(days if isinstance(days, int) else None))
+        return _setting_change("concludedLifetimeDays", before, after, _lifetime_words)
     return None
+
+
+def _approval_words(required: object) -> tuple[str, str]:
+    """The approval setting as it is now, and as it was."""
+    if required is True:
+        return "Each person now approves what the assistant concludes about them", "each person approved it"
+    return "What the assistant concludes is now kept without asking each person", "it was kept without asking"
+
+
+def _lifetime_words(days: object) -> tuple[str, str]:
+    """The lifetime as it is now, and as it was."""
+    words = lifetime_words(days if isinstance(days, int) else None)
+    return f"What the assistant concludes is now {words}", f"it was {words}"
+
+
+def _setting_change(
+    field: str, before: Mapping[str, Any], after: Mapping[str, Any], words: Callable[[object], tuple[str, str]]
+) -> Mention:
+    """An organisation setting's change in words, with the value before. Choosing the value the
+    deployment's default already gave (`byDefault`) is said as such: only that it is now chosen changed."""
+    now, _ = words(after.get(field))
+    if field not in before:  # no value before recorded
+        return Mention(now)
+    _, was = words(before.get(field))
+    if before.get(field) == after.get(field):
+        return Mention(f"{now}, as the default already had it: the choice is now the organisation's own")
+    return Mention(f"{now}; before, {was}{' (the default)' if before.get('byDefault') is True else ''}")
 
 
 def audit_page(
