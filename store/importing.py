@@ -72,4 +72,5 @@ class Imports:
         ctx = ScopeContext(actor=person)
         mine = {record.key: record for record in await self._provider.list(scopes=[own_scope(person)], ctx=ctx)}
         current = {key: record.text for key, record in mine.items()}
-        return plan_import(document, current, max_fact_chars=self._config.max_fact_chars), mine
+        plan = plan_import(document, current, max_fact_chars=self._config.max_fact_chars, own_scope=own_scope(person))
+        return plan, mine

@@ -62,6 +62,9 @@ class ImportPlan:
 
     lines: tuple[ImportLine, ...] = ()
     error: str = ""
+    others: tuple[str, ...] = ()
+    """The people other than the importer whose own notes the file holds (by their `actor:` scope),
+    in the order they first appear: an export of someone else, or of the person under another id."""
 
     @property
     def errors(self) -> tuple[ImportLine, ...]:
@@ -78,13 +81,17 @@ class ImportPlan:
         return not self.error and not self.errors and bool(self.writes)
 
 
-def plan_import(document: str, current: Mapping[str, str], *, max_fact_chars: int) -> ImportPlan:
+def plan_import(
+    document: str, current: Mapping[str, str], *, max_fact_chars: int, own_scope: str | None = None
+) -> ImportPlan:
     """What importing `document` would do to a person whose own values are `current` (by key).
 
     The file must be JSON holding a list of objects, at most `IMPORT_AT_MOST_LINES` of them. Each
     object needs a `key` and a `text` that a person could write (`check_memory_input`); a key may
-    appear once, and may not read like another of theirs or of the file's while differing from it
-    (`store.domain.lookalikes`). A `scope` that is not a person's own marks a shared fact, left out."""
+    appear once among the lines to import, and may not read like another of theirs or of the file's
+    while differing from it (`store.domain.lookalikes`). A `scope` that is not a person's own marks a
+    shared fact, left out; one that is another person's than `own_scope` is imported, and named in
+    the plan's `others`."""
     if len(document.encode()) > IMPORT_AT_MOST_BYTES:
         return ImportPlan(error=TOO_LARGE)
     try:
@@ -103,10 +110,22 @@ def plan_import(document: str, current: Mapping[str, str], *, max_fact_chars: in
     lines = []
     for number, item in enumerate(parsed, start=1):
         line = _line(number, item, current, seen, max_fact_chars)
-        if line.action != "error":
+        if line.action not in ("error", "shared"):
             seen.add(line.key)
         lines.append(line)
-    return ImportPlan(lines=tuple(lines))
+    return ImportPlan(lines=tuple(lines), others=_others(parsed, lines, own_scope))
+
+
+def _others(parsed: list[object], lines: list[ImportLine], own_scope: str | None) -> tuple[str, ...]:
+    """The ids of the people other than `own_scope`'s whose notes the lines to import were exported for."""
+    if own_scope is None:
+        return ()
+    others: dict[str, None] = {}
+    for item, line in zip(parsed, lines, strict=True):
+        scope = item.get("scope") if isinstance(item, dict) else None
+        if line.action in ("add", "replace", "same") and isinstance(scope, str) and scope != own_scope:
+            others.setdefault(scope.removeprefix("actor:"), None)
+    return tuple(others)
 
 
 def _line(number: int, item: object, current: Mapping[str, str], seen: set[str], max_fact_chars: int) -> ImportLine:

@@ -43,6 +43,29 @@ def test_a_fact_held_for_others_is_left_out_and_never_stops_the_import() -> None
     assert found.applicable
 
 
+def test_a_fact_held_for_others_shares_its_key_with_a_line_of_the_persons_own_without_stopping_it() -> None:
+    found = plan([{"key": "tone", "text": "formal", "scope": "tenant:berlin"}, {"key": "tone", "text": "brief"}])
+
+    assert [line.action for line in found.lines] == ["shared", "replace"]
+    assert found.applicable
+
+
+def test_notes_exported_for_someone_else_are_imported_and_named() -> None:
+    lines = [
+        {"key": "team", "text": "dispatch", "scope": "actor:max"},
+        {"key": "manifest", "text": "printed", "scope": "tenant:berlin"},
+        {"key": "depot", "text": "north", "scope": "actor:max"},
+        {"key": "shift", "text": "early", "scope": "actor:ada"},
+        {"key": "units", "text": "miles"},
+    ]
+
+    found = plan_import(json.dumps(lines), CURRENT, max_fact_chars=40, own_scope="actor:ada")
+
+    assert found.others == ("max",)
+    assert [line.key for line in found.writes] == ["team", "depot", "shift", "units"]
+    assert plan_import(json.dumps(lines), CURRENT, max_fact_chars=40).others == ()
+
+
 @pytest.mark.parametrize(
     ("item", "reason"),
     [

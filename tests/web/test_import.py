@@ -98,6 +98,24 @@ async def test_the_preview_shows_each_key_old_beside_new_and_applying_writes_the
     assert "Imported 2 memories, as written by you." in notice.text
 
 
+async def test_a_file_exported_for_someone_else_says_so_before_it_is_imported(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    await ada_with_notes(services)
+    token = await login_as(ADA)
+    own = json.loads((await client.get("/memories/export.json")).text)
+    others = [{**entry, "text": f"{entry['text']} (max)", "scope": "actor:max"} for entry in own]
+
+    mine = tree(await upload(client, token, json.dumps(own).encode()))
+    theirs = tree(await upload(client, token, json.dumps(others).encode()))
+
+    assert mine.find(attrs={"data-import-others": True}) is None
+    warning = theirs.one(attrs={"data-import-others": True})
+    assert warning["role"] == "alert"
+    assert warning.text.startswith("This file holds notes exported for “max”, not for you.")
+    assert theirs.one("button", {"data-action": "apply-import"}), "a warning, not a refusal: it may be their old id"
+
+
 async def test_each_line_that_cannot_be_imported_says_why_and_nothing_is_imported(
     client: Client, services: Services, login_as: LoginAs
 ) -> None:

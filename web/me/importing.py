@@ -65,6 +65,8 @@ class ImportPage:
     error: str = ""
     summary: str = ""
     applicable: bool = False
+    others: str = ""
+    """Said when the file holds notes exported for someone else: whose, and what importing them does."""
 
 
 def import_view(viewer: Viewer, document: str, plan: ImportPlan) -> ImportPage:
@@ -77,12 +79,25 @@ def import_view(viewer: Viewer, document: str, plan: ImportPlan) -> ImportPage:
         plan.error,
         _summary(plan),
         plan.applicable,
+        _others(plan.others),
     )
 
 
 def _line_view(line: ImportLine) -> ImportLineView:
     return ImportLineView(
         line.number, line.key, line.text, line.action, _WHAT[line.action], line.old or "", line.reason
+    )
+
+
+def _others(ids: tuple[str, ...]) -> str:
+    if not ids:
+        return ""
+    named = ", ".join(f"“{id}”" for id in ids[:3])
+    if len(ids) > 3:
+        named += f" and {count_words(len(ids) - 3, 'other', 'others')}"
+    return (
+        f"This file holds notes exported for {named}, not for you. Importing them makes them yours, as "
+        "written by you: check that this is the file you meant."
     )
 
 
