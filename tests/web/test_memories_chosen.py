@@ -39,6 +39,13 @@ async def test_ticked_memories_go_after_one_confirmation_and_one_undo_brings_the
     ids = [i["value"] for i in box.find_all("input", {"name": "id"})]
     assert ids == ["m_1", "m_3"]
 
+    one = page_of(await client.get("/memories/forget-chosen", params=[("id", "m_1"), ("back", "/")]))
+    single = one.one(attrs={"data-confirm-chosen": True})
+    assert single.one("h2").text == "Forget this memory?"
+    assert "It goes at once." in single.text
+    assert "may still see it until they finish" in single.text
+    assert single.one("a", {"data-action": "cancel"}).text == "Keep it"
+
     done = await client.post(
         "/memories/forget-chosen",
         data={"csrf_token": token, "back": "/", "id": ids},
