@@ -13,7 +13,8 @@
 //   "Forget the ticked…", or the one a control names in data-returns-to — or else to the first
 //   control of what came in its place, never the top of the document. Escape closes what is open in
 //   place, as its Cancel does. "Keep them", on the question before forgetting several, closes it in
-//   place with the ticks as they were; without a script it is a link back to the list.
+//   place with the ticks as they were; without a script it is a link back to the list. A fact is
+//   one line: Enter in its box saves it.
 (function () {
   "use strict";
 
@@ -193,6 +194,20 @@
     if (control !== null) {
       control.focus();
     }
+  });
+
+  // A fact is one line: Enter in its box saves it, as the form's button does, rather than starting a
+  // second line the save would refuse (Shift+Enter too: there is no second line to start).
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Enter" || event.defaultPrevented || event.isComposing || !(event.target instanceof HTMLTextAreaElement)) {
+      return;
+    }
+    const box = event.target;
+    if (!box.matches("[data-edit-text], textarea[data-field='text']") || box.form === null) {
+      return;
+    }
+    event.preventDefault();
+    box.form.requestSubmit();
   });
 
   // Escape closes what is open in place, as its Cancel (or "Keep …") does: a correction, an edit, a

@@ -112,6 +112,23 @@ def test_closing_what_a_control_opened_gives_the_keyboard_back_to_that_control(
     context.close()
 
 
+def test_enter_in_a_facts_box_saves_it_rather_than_starting_a_second_line(
+    browser: Browser, server: ServerProcess
+) -> None:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = log_in(context, server, "ada")
+    row_id = page.locator("#group-you [data-entry]").first.get_attribute("id")
+    page.locator(f"#{row_id} [data-action='edit']").click()
+
+    page.fill(f"#{row_id} [data-edit-text]", "corrected in one line")
+    page.keyboard.press("Enter")
+
+    expect(page.locator(f"#{row_id}")).to_contain_text("corrected in one line")
+    expect(page.locator(f"#{row_id} [data-edit-text]")).to_have_count(0)
+    expect(page.locator("[data-edit-error]")).to_have_count(0)
+    context.close()
+
+
 def test_the_first_tab_offers_a_way_past_the_header_to_the_page(browser: Browser, server: ServerProcess) -> None:
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = log_in(context, server, "lena")
