@@ -114,6 +114,8 @@ class Erasure:
     sessions: int
     receipt: DeletionReceipt | None = None
     """What went from where, for the administrator to keep."""
+    waiting: int = 0
+    """The notes that waited for their approval."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -386,6 +388,12 @@ class Administration:
         """How many memories are held at the person's own scope (what an erasure would remove)."""
         return len(await self._provider.list(scopes=[own_scope(person)], ctx=ScopeContext(actor=person)))
 
+    async def waiting_count(self, person: Actor) -> int:
+        """How many notes wait for the person's approval (what an erasure would remove with their memories)."""
+        if self._stores is None or self._stores.controls is None:
+            return 0
+        return await self._stores.controls.waiting_count(person.id)
+
     async def erase_person(self, actor: Actor, person: Actor) -> Erasure | None:
         """Remove a person: their own-scope memories and the notes waiting for their approval (and their
         pause), their journaled digests and remember outcomes, their conversation-registry rows, their
@@ -429,7 +437,8 @@ class Administration:
             sessions=erasure.sessions,
         )
         now = datetime.now(UTC)
-        erasure = replace(erasure, receipt=deletion_receipt("erasure", person.id, now, removal, retention_hours=0))
+        receipt = deletion_receipt("erasure", person.id, now, removal, retention_hours=0)
+        erasure = replace(erasure, receipt=receipt, waiting=waiting)
         await self._audit.append(
             who=actor.id,
             action="erase",

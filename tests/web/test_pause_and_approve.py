@@ -316,7 +316,12 @@ async def test_erasing_a_person_removes_their_waiting_notes(
     await require_approval(client, login_as)
     await digest(client, "run_1")
     await remember(client, "run_1", "call_1", "units", "a fact only Ada's note holds")
+    token = await login_as(LENA)
 
-    assert await services.admin.erase_person(LENA, ADA) is not None
+    asked = tree(await client.get("/admin/people/erase", params={"person": "ada"}))
+    erased = tree(await client.post("/admin/people/erase", params={"person": "ada"}, data={"csrf_token": token}))
 
     assert await services.consent.waiting(ADA) == []
+    to_go = " ".join(asked.one("li", {"data-count": "waiting"}).text.split())
+    assert to_go == "the note the assistant concluded about them, waiting for their approval;"
+    assert erased.one("span", {"data-count": "waiting"}).text == "1 note waiting for their approval"

@@ -83,6 +83,8 @@ class ErasurePage:
     conversations: int = 0
     sessions: int = 0
     receipt: ReceiptView | None = None
+    waiting: int = 0
+    """Notes waiting for the person's approval: to go (on the question), or gone (once erased)."""
 
 
 def _person(actor: Actor, names: Mapping[str, str], settings: Settings, viewer: Viewer | None = None) -> PersonView:
@@ -147,6 +149,7 @@ async def confirm_erasure(
         person=_person(found, await visit.services.people.names_of([found.id]), visit.services.settings),
         memories=await visit.services.admin.own_memory_count(found),
         retention_hours=visit.services.settings.journal_retention_hours,
+        waiting=await visit.services.admin.waiting_count(found),
     )
     return Template("admin/erase.html", context={"page": page, "area": page.area}, headers=NO_STORE)
 
@@ -183,6 +186,7 @@ async def _erase(request: HTMXRequest, visit: Visit, person_id: str) -> Template
         conversations=erasure.conversations,
         sessions=erasure.sessions,
         receipt=_receipt(visit, erasure.receipt),
+        waiting=erasure.waiting,
     )
     return Template("admin/erase.html", context={"page": page, "area": page.area}, headers=NO_STORE)
 
