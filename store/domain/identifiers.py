@@ -14,7 +14,8 @@ visible text that reads the same way wherever it is shown:
 - and an id that goes into an address (a run's or a thread's) holds no `/`, which an address cannot
   carry as part of one segment.
 
-Letters of every script, digits, punctuation, symbols and emoji are all fine.
+Letters of every script, digits, punctuation, symbols and emoji are all fine, except an emoji sequence
+joined by the zero-width joiner, which is invisible.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from litestar.testing import AsyncTestClient
 from store import Actor, ScopeContext
 from tests.web.builders import make_record, seed
 from tests.web.conftest import SECRET, LoginAs
+from web.kit.errors import CSRF_REFUSED_JSON
 from web.kit.identity.sessions import SESSION_COOKIE, csrf_token
 from web.services import Services
 
@@ -109,3 +110,16 @@ async def test_the_agent_runtimes_routes_refuse_a_session_cookie_even_with_its_t
         )
         assert answer.status_code == 401, (method, path, answer.text)
         assert "Bearer" in answer.headers["www-authenticate"]
+
+
+async def test_a_json_route_refused_for_its_token_names_the_header_not_a_form(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("mem_lena", "units", "kilometres", "actor:lena", actor_ref="lena"))
+    await login_as(LENA)
+
+    answer = await client.delete("/agent/memories/mem_lena")
+
+    assert answer.status_code == 403
+    assert answer.json() == {"error": CSRF_REFUSED_JSON}
+    assert "form" not in CSRF_REFUSED_JSON

@@ -28,6 +28,7 @@ from web.kit.security import safe_next_path
 
 __all__ = (
     "CSRF_REFUSED",
+    "CSRF_REFUSED_JSON",
     "DATABASE_UNAVAILABLE",
     "ErrorView",
     "LoginRequiredError",
@@ -47,6 +48,9 @@ DATABASE_UNAVAILABLE = (
     "This is usually brief: try again in a few seconds."
 )
 CSRF_REFUSED = "This form was out of date or did not come from OnFile, so nothing was changed."
+CSRF_REFUSED_JSON = (
+    "This request did not come from OnFile with this session's X-CSRF-Token header, so nothing was changed."
+)
 SESSION_ENDED = "Nothing was changed. Sign in again, and you come back to this page to carry on."
 RETRY_AFTER_SECONDS = 5
 # Routes that answer JSON: an outage there is JSON too, so a client can read it.
@@ -96,7 +100,7 @@ def csrf_refusal(request: Request[Any, Any, State]) -> Response[Any]:
     """403 for an unsafe request without its session's CSRF token. The way on is the page the form
     came from, fetched afresh (with a new token): reloading would send the refused form again."""
     if _answers_json(request):
-        return Response({"error": CSRF_REFUSED}, status_code=403, media_type=MediaType.JSON, headers=_NO_STORE)
+        return Response({"error": CSRF_REFUSED_JSON}, status_code=403, media_type=MediaType.JSON, headers=_NO_STORE)
     back = current_page(request)
     if _is_htmx(request):
         message = f"{CSRF_REFUSED} Reload the page, then try again."
