@@ -33,6 +33,33 @@ def assert_first_memory_in_view(page: Page) -> None:
     for control in page.locator("[data-filter]").all():
         expect(control).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    assert menus_cut_short(page) == []
+
+
+# What a closed menu shows beside its arrow (about 16 px in Chromium), measured in its own font.
+_MENUS_CUT_SHORT = """() => [...document.querySelectorAll("select[data-filter]")].filter(menu => {
+  const style = getComputedStyle(menu);
+  const measure = document.createElement("canvas").getContext("2d");
+  measure.font = style.font;
+  const room = menu.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 16;
+  return measure.measureText(menu.selectedOptions[0].text).width > room;
+}).map(menu => menu.name + ": " + menu.selectedOptions[0].text)"""
+
+
+def menus_cut_short(page: Page) -> list[str]:
+    """The filter menus whose chosen option does not fit in the menu as shown."""
+    cut: list[str] = page.evaluate(_MENUS_CUT_SHORT)
+    return cut
+
+
+def test_the_narrowest_phone_cuts_no_filter_menu_short(browser: Browser, server: ServerProcess) -> None:
+    context = browser.new_context(viewport={"width": 320, "height": 640})
+    page = context.new_page()
+    sign_in(page, server.base_url, "ada")
+
+    assert menus_cut_short(page) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= 320
+    context.close()
 
 
 def test_a_phone_shows_the_first_memory_without_scrolling(browser: Browser, server: ServerProcess) -> None:

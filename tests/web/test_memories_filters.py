@@ -72,7 +72,7 @@ async def test_the_group_and_author_filters_narrow_the_list_and_every_count_stay
     assert counts(everything) == {"you": "3", "organisation": "2", "everyone": "1"}
     options = everything.one("select", {"name": "group"}).find_all("option")
     assert [(o["value"], o.text) for o in options] == [
-        ("", "Everything (6)"),
+        ("", "All (6)"),
         ("you", "About you alone (3)"),
         ("organisation", "Your organisation (2)"),
         ("everyone", "Everyone (1)"),

@@ -430,7 +430,7 @@ def _pager(group: GroupSelection, query: MemoryQuery) -> PagerView | None:
 def _filters(selection: Selection) -> FiltersView:
     query = selection.query
     groups = (
-        OptionView("", f"Everything ({selection.total:,})", not query.group),
+        OptionView("", f"All ({selection.total:,})", not query.group),
         *(OptionView(g.slug, f"{_short(g)} ({g.held:,})", g.slug == query.group) for g in selection.groups),
     )
     authors = (
