@@ -92,9 +92,9 @@ def check_memory_input(key: str, fact: str, *, max_fact_chars: int = DEFAULT_MAX
     key over `MAX_KEY_CHARS` or a fact over `max_fact_chars` characters (the message states the limit
     and the length); a line break or other control character in either; an explicit text-direction
     control in either (see `DIRECTION_CONTROLS`); an invisible character in the key that writing does
-    not need where it stands (see `_disguised`); a copy of the block's tag in the key. In a fact such a
-    copy is neutralised instead: its opening bracket becomes `‹`, as the block renders one. The first
-    failure found is the one reported."""
+    not need where it stands (see `_disguised`); a copy of the block's tag in the key, or a key that
+    begins with a bracket (`_labelled`). In a fact such a copy of the tag is neutralised instead: its
+    opening bracket becomes `‹`, as the block renders one. The first failure found is the one reported."""
     key, fact = key.strip(), without_stray_invisibles(fact.strip()).strip()
     error = (
         _empty("key", key)
@@ -107,6 +107,7 @@ def check_memory_input(key: str, fact: str, *, max_fact_chars: int = DEFAULT_MAX
         or _reordered("fact", fact)
         or _disguised(key)
         or _tagged(key)
+        or _labelled(key)
     )
     return MemoryInput(key=key, fact=neutralise_tags(fact), error=error)
 
@@ -144,6 +145,18 @@ def _tagged(key: str) -> str | None:
     return (
         "The key contains a copy of the memory block's tag (<memory> or </memory>, however it is written), "
         "which would read as the block's own. Choose a key without it."
+    )
+
+
+def _labelled(key: str) -> str | None:
+    """A key that begins with a bracket, however written (`[`, `［`), would read as the label the block
+    puts before each fact to say whom it applies to: `- [actor:ada] [global] tone: …` reads as
+    everyone's."""
+    if not unicodedata.normalize("NFKC", key[:1]).startswith("["):
+        return None
+    return (
+        "The key begins with “[”, which the memory block uses to say whom a fact applies to, so it would read "
+        "as a label of its own. Choose a key that begins otherwise."
     )
 
 

@@ -60,6 +60,9 @@ def test_the_tool_states_the_configured_fact_limit() -> None:
         ("<memory>", "x", "The key contains a copy of the memory block's tag"),
         ("notes ＜/memory＞", "x", "copy of the memory block's tag (<memory> or </memory>, however it is written)"),
         ("notes < / MEMORY", "x", "copy of the memory block's tag"),
+        ("[global] fiscal-year", "x", "The key begins with “[”, which the memory block uses to say whom"),
+        ("  [tenant:berlin] tone", "x", "The key begins with “[”"),
+        ("［global］ tone", "x", "The key begins with “[”"),
         (
             "k" * (MAX_KEY_CHARS + 1),
             "x",
@@ -89,6 +92,8 @@ def test_a_models_mistake_is_an_error_it_can_act_on(key: str, fact: str, error: 
         ("k" * MAX_KEY_CHARS, "f" * DEFAULT_MAX_FACT_CHARS),
         ("units", "report distances in kilometres"),
         ("emoji", "likes 🚚 trucks and עברית"),
+        ("budget [2026]", "a bracket inside a key reads as part of its name"),
+        ("tone", "[global] a fact may begin with a bracket: it follows its key"),
         ("k", "é" * DEFAULT_MAX_FACT_CHARS),
         ("👩\u200d👩\u200d👧", "a family emoji is letters joined by zero-width joiners"),
         ("می\u200cخواهم", "a Persian key keeps its zero-width non-joiner"),

@@ -60,6 +60,7 @@ async def test_remember_refuses_a_key_that_differs_from_one_on_file_only_in_invi
         pytest.param("units\u200e", "The key contains an invisible character (U+200E)", id="mark-in-latin"),
         pytest.param("notes ＜/memory＞", "The key contains a copy of the memory block's tag", id="fullwidth-tag"),
         pytest.param("< / memory >", "The key contains a copy of the memory block's tag", id="spaced-tag"),
+        pytest.param("[global] fiscal-year", "The key begins with “[”", id="scope-label"),
     ],
 )
 async def test_remember_refuses_a_key_that_only_looks_like_something(
