@@ -44,8 +44,30 @@ async def test_a_plain_form_forgets_and_redirects_back_with_a_notice_offering_un
     assert notice.one("p", {"class": "notice-message"}).text == "Forgotten: “units”."
     assert notice.one("form", {"data-undo": True}).one("input", {"name": "csrf_token"})["value"] == token
     assert [row["data-key"] for row in page.find_all("li", {"data-entry": True})] == ["tone"]
-    again = page_of(await client.get("/"))
-    assert again.find(attrs={"data-notice": True}) is None, "a notice is shown once"
+    again = page_of(await client.get("/?sort=key"))  # a reload, another view: Undo is still offered
+    undo_with = again.one(attrs={"data-notice": "forgotten"}).one("input", {"name": "token"})["value"]
+    form = {"csrf_token": token, "token": undo_with, "back": "/"}
+    assert (await client.post("/memories/undo", data=form, follow_redirects=False)).status_code == 303
+    restored = page_of(await client.get("/"))
+    assert restored.one(attrs={"data-notice": "restored"})
+    after = page_of(await client.get("/"))
+    assert after.find(attrs={"data-notice": True}) is None, "any other notice is shown once"
+
+
+async def test_undo_outlives_a_reload_after_a_forget_in_place_until_it_is_used(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, make_record("m_units", "units", "miles"), make_record("m_tone", "tone", "short"))
+    token = await login_as(ADA)
+    await client.post("/memories/m_units/forget", data={"csrf_token": token}, headers=HTMX)
+
+    reloaded = page_of(await client.get("/"))
+    undo_with = reloaded.one(attrs={"data-notice": "forgotten"}).one("input", {"name": "token"})["value"]
+    undone = await client.post("/memories/undo", data={"csrf_token": token, "token": undo_with}, headers=HTMX)
+
+    assert undone.status_code == 200
+    assert [row["data-key"] for row in page_of(undone).find_all("li", {"data-entry": True})] == ["tone", "units"]
+    assert page_of(await client.get("/")).find(attrs={"data-notice": True}) is None
 
 
 async def test_what_undo_needs_travels_encrypted_so_the_browser_never_shows_the_forgotten_fact(

@@ -1,6 +1,8 @@
-"""The one-shot notices that follow a plain form's redirect: what was just done, carried to the next
-page in a short-lived cookie sealed for the session (`web.kit.sealed`), so nobody can put words on a
-person's page, read a fact they forgot from it, or replay it in another session.
+"""The notices that follow a plain form's redirect: what was just done, carried to the next page in a
+short-lived cookie sealed for the session (`web.kit.sealed`), so nobody can put words on a person's
+page, read a fact they forgot from it, or replay it in another session. A notice is shown once, but
+the personal page keeps a forget's, with its Undo, for as long as it can be undone
+(`web.me.pages.memories`).
 
 Each audience has a cookie of its own (`NoticeCookie`), holding only the kinds of notice its pages show.
 """
@@ -27,8 +29,8 @@ NoticeKind = Literal["done", "warning", "forgotten", "restored", "published", "p
 
 @dataclass(frozen=True, slots=True)
 class NoticeView:
-    """What just happened, shown once at the top of the page. `warning` is a success that needs
-    attention (a pin past the ceiling)."""
+    """What just happened, shown at the top of the page. `warning` is a success that needs attention
+    (a pin past the ceiling)."""
 
     kind: NoticeKind
     message: str

@@ -185,10 +185,11 @@ async def forget_chosen(
         undo_token=undo_token(visit.services, visit.viewer, forgotten.ticket, now),
         receipt_href=receipt_href(visit.services, visit.viewer, forgotten.receipt, RECEIPT_PAGE),
     )
+    cookie = NOTICES.sealed(visit.services, visit.viewer, notice, now)
     if not request.htmx:
-        cookie = NOTICES.sealed(visit.services, visit.viewer, notice, now)
         return Redirect(query.href(), status_code=303, cookies=[cookie])
-    return _whole_list(await listing_page(visit, query, now, notice), focus_notice=True)
+    # kept for the next page load too, so Undo outlives a reload (see `web.me.pages.memories`)
+    return _whole_list(await listing_page(visit, query, now, notice), focus_notice=True, cookies=[cookie])
 
 
 @get("/memories/{memory_id:str}/edit", name="edit_memory", include_in_schema=False)

@@ -34,6 +34,7 @@ from typing import Annotated
 from urllib.parse import parse_qs, urlsplit
 
 from litestar import get, post
+from litestar.datastructures import Cookie
 from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
 from litestar.params import Body, FromPath, QueryParameter
@@ -145,7 +146,10 @@ async def memories(
         view, controls = await asyncio.gather(
             listing_page(visit, query, now, notice), controls_view(visit.services, visit.viewer)
         )
-        cookies = [NOTICES.cleared()] if NOTICES.name in request.cookies else []
+        # A forget's notice stays while it can be undone, on every page the person loads, until they
+        # undo it or forget something else; any other notice is shown once.
+        lasting = notice is not None and bool(notice.undo_token)
+        cookies = [NOTICES.cleared()] if NOTICES.name in request.cookies and not lasting else []
         context = {"page": view, "controls": controls}
         return Template("me/index.html", context=context, headers=_HEADERS, cookies=cookies)
     view = await listing_page(visit, query, now, notice)
@@ -187,9 +191,11 @@ async def forget_on_page(
     # spans pages, whose range, counts and page numbers move and whose next page's first row moves up.
     own = next((g for g in view.groups if g.slug == "you"), None)
     paged = own is not None and own.matching >= PAGE_SIZE
+    # The notice is also kept for the next page load, so Undo outlives a reload (see `memories`).
+    lasting = [NOTICES.sealed(visit.services, visit.viewer, notice, now)]
     if entry.overrides or query.related or own is None or not own.entries or paged:
-        return _whole_list(view)
-    return Template("me/_forgotten.html", context={"page": view}, headers=_HEADERS)
+        return _whole_list(view, cookies=lasting)
+    return Template("me/_forgotten.html", context={"page": view}, headers=_HEADERS, cookies=lasting)
 
 
 @post("/memories/undo", name="undo_forget", status_code=200, include_in_schema=False)
@@ -199,8 +205,12 @@ async def undo_forget(
 ) -> Template | Redirect:
     request, visit, query, now = returning.request, returning.visit, returning.query, returning.now
     outcome = await restore_forgotten(visit.services, visit.viewer, data.token, now)
+    # Tried once, the forget's lasting notice goes (its Undo would only say what this answer says).
+    settled = [NOTICES.cleared()] if NOTICES.name in request.cookies else []
     if outcome.status != "restored":
-        return _problem(request, visit.viewer, query, _undo_problem(outcome))
+        answer = _problem(request, visit.viewer, query, _undo_problem(outcome))
+        answer.cookies.extend(settled)
+        return answer
     notice = NoticeView(kind="restored", message=outcome.message, detail=outcome.reason)
     if not request.htmx:
         return Redirect(
@@ -213,7 +223,7 @@ async def undo_forget(
     # The focus goes to the restored entry, or to the notice when the entry is not on this page.
     shown = any(e.id == restored for g in view.groups for e in g.entries)
     context = {"page": view, "focus_entry": restored, "focus_notice": not shown}
-    return Template("me/_changed.html", context=context, headers=_HEADERS)
+    return Template("me/_changed.html", context=context, headers=_HEADERS, cookies=settled)
 
 
 @get("/memories/{memory_id:str}", name="memory_row", include_in_schema=False)
@@ -500,7 +510,7 @@ def _revealed(entry: DigestEntry, viewer: Viewer) -> str:
     return f"{lead} “{wider.text}”, and that now applies to you."
 
 
-def _whole_list(view: MemoriesPage, *, focus_notice: bool = False) -> HTMXTemplate:
+def _whole_list(view: MemoriesPage, *, focus_notice: bool = False, cookies: Sequence[Cookie] = ()) -> HTMXTemplate:
     """The whole list again, in place of `#on-file`, whatever the request aimed at; `focus_notice`
     moves the focus to the notice."""
     return HTMXTemplate(
@@ -509,6 +519,7 @@ def _whole_list(view: MemoriesPage, *, focus_notice: bool = False) -> HTMXTempla
         re_target="#on-file",
         re_swap="outerHTML",
         headers=_HEADERS,
+        cookies=list(cookies),
     )
 
 

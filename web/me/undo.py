@@ -8,7 +8,8 @@ person's own scope since (restoring would overwrite something newer).
 The token is sealed for the session (`web.kit.sealed`), so it cannot be read, forged or replayed from
 another session, and it stays small however many memories went: it names the stash and carries its
 key, never the memories. A notice for the page after a plain form's redirect rides the same way, in a
-short-lived cookie (`NOTICES`).
+short-lived cookie (`NOTICES`); a forget's stays there, for every page load, until it is undone or
+its window closes, also after a forget in place.
 """
 
 from __future__ import annotations
