@@ -327,7 +327,8 @@ class Administration:
         digest, candidates = await select_for_turn(self._config, ctx, text)
         block = build_memory_block(digest, writable=self._config.writable and not await self._paused(person))
         everything = await memories_on_file(self._config, ctx)
-        own = [e.record.id for e in everything.entries if e.scope == own_scope(person)]
+        theirs = own_scope(person)
+        own = [e.record.id for e in everything.entries if e.scope == theirs]
         now = datetime.now(UTC)
         expired = {id for id, at in (await self._provider.expiries(own, ctx=ctx)).items() if is_expired(at, now)}
         left_out = tuple(entries_left_out(everything, digest, candidates, expired_ids=expired))

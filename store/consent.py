@@ -124,8 +124,8 @@ class Consent:
         """Set whether the people of `admin`'s organisation approve what the assistant concludes about
         them, audited at the organisation's scope with the value before (`byDefault` when it was the
         deployment's default) and after; choosing again what is chosen already changes and records
-        nothing. Notes already waiting keep waiting when approval
-        is no longer required: only their person settles them."""
+        nothing. Notes already waiting keep waiting when approval is no longer required: only their
+        person settles them."""
         before = await self.approval_setting(admin)
         if before is None:
             return None
