@@ -9,7 +9,13 @@ from typing import Any
 import pytest
 
 from store import Actor
-from web.kit.identity.roles import actor_from_claims, recheck_due, role_change, roles_from_claims
+from web.kit.identity.roles import (
+    UnusableOrganisationError,
+    actor_from_claims,
+    recheck_due,
+    role_change,
+    roles_from_claims,
+)
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 EVERY = timedelta(minutes=5)
@@ -46,10 +52,20 @@ def test_the_roles_claim_is_the_one_the_settings_name() -> None:
         ({"sub": "ada"}, Actor("ada", None, ())),
         ({"sub": "ada", "tenant": ""}, Actor("ada", None, ())),
         ({"sub": 42, "tenant": 7}, Actor("42", "7", ())),
+        ({"sub": "ada", "tenant": ["berlin"]}, Actor("ada", "berlin", ())),
+        ({"sub": "ada", "tenant": []}, Actor("ada", None, ())),
     ],
 )
 def test_the_actor_is_sub_with_the_organisation_and_roles_claimed(claims: dict[str, Any], actor: Actor) -> None:
     assert actor_from_claims(claims, tenant_claim="tenant", roles_claim="roles") == actor
+
+
+@pytest.mark.parametrize(
+    "organisation", [["berlin", "hamburg"], {"name": "berlin"}, True, "berlin\nx", " berlin", "x" * 201, 1.5]
+)
+def test_an_organisation_claim_that_cannot_name_one_organisation_is_refused(organisation: object) -> None:
+    with pytest.raises(UnusableOrganisationError, match=r"^org claim"):
+        actor_from_claims({"sub": "ada", "org": organisation}, tenant_claim="org", roles_claim="roles")
 
 
 @pytest.mark.parametrize(

@@ -190,6 +190,46 @@ async def test_a_state_that_does_not_match_is_refused(
     assert "does not belong to the sign-in you started" in error_page(back)
 
 
+async def test_a_refusal_for_another_sign_in_is_refused_as_such_and_its_words_are_not_shown(
+    client: AsyncTestClient[Litestar],
+) -> None:
+    await start_login(client)
+
+    back = await client.get("/auth/callback?error=Call+0800+now&state=bogus")
+
+    assert back.status_code == 400
+    page = error_page(back)
+    assert "does not belong to the sign-in you started" in page
+    assert "0800" not in page
+
+
+@pytest.mark.parametrize(
+    ("organisation", "known_as"),
+    [(["berlin"], "berlin"), (["berlin", "hamburg"], None), ({"name": "berlin"}, None), ("berlin\nx", None)],
+)
+async def test_an_organisation_claim_is_one_plain_id_or_the_sign_in_says_why_it_cannot_be_used(
+    client: AsyncTestClient[Litestar],
+    provider: MockProvider,
+    services: Services,
+    organisation: object,
+    known_as: str | None,
+) -> None:
+    provider.set_person("max", {"name": "Max", "tenant": organisation})
+
+    back = await client.get(local(provider.authorize(await start_login(client), "max")))
+
+    if known_as is not None:
+        session = await services.sessions.get(client.cookies[SESSION_COOKIE])
+        assert session is not None
+        assert session.data["actor"]["tenant_ref"] == known_as
+        return
+    assert back.status_code == 400
+    assert "names your organisation in a way OnFile cannot use" in error_page(back)
+    assert "“tenant” claim" in error_page(back)
+    assert SESSION_COOKIE not in client.cookies
+    assert await services.people.find("max") is None
+
+
 async def test_a_code_used_twice_is_refused(client: AsyncTestClient[Litestar], provider: MockProvider) -> None:
     authorize = await start_login(client)
     login_cookie = client.cookies["onfile_login"]

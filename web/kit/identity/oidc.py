@@ -12,6 +12,7 @@ import asyncio
 import base64
 import hashlib
 import json
+import re
 import secrets
 import time
 import warnings
@@ -36,7 +37,7 @@ from joserfc.jwk import KeySet
 
 from store import Actor
 from store.domain.names import display_name
-from web.kit.identity.roles import actor_from_claims
+from web.kit.identity.roles import UnusableOrganisationError, actor_from_claims
 from web.kit.identity.tokens import ProviderTokens
 
 try:  # authlib's OAuth client runs on httpx2 wherever it is installed, and on httpx otherwise
@@ -180,14 +181,19 @@ class OidcClient:
         return url, transaction
 
     async def complete(self, transaction: LoginTransaction, params: Mapping[str, str]) -> Person:
-        """Check the callback against the transaction, exchange the code and validate the ID token."""
-        if params.get("error"):
+        """Check the callback against the transaction, exchange the code and validate the ID token. A
+        refusal that carries a state is checked against it first: one that belongs to another sign-in is
+        not this provider's answer (RFC 6749, 4.1.2.1). Some providers send a refusal without the state;
+        it is said as a refusal, in OnFile's words or as a bare error code (`_provider_refused`)."""
+        if params.get("error") and not params.get("state"):
             raise _provider_refused(params["error"], params.get("error_description", ""))
         if not params.get("state") or not secrets.compare_digest(params["state"], transaction.state):
             raise LoginError(
                 "This sign-in response does not belong to the sign-in you started, so it was not used.",
                 "state mismatch",
             )
+        if params.get("error"):
+            raise _provider_refused(params["error"], params.get("error_description", ""))
         code = params.get("code")
         if not code:
             raise LoginError("Your sign-in service sent no sign-in code back.", "callback without code")
@@ -238,7 +244,10 @@ class OidcClient:
             raise LoginError("Your sign-in service gave this session nothing to ask again with.", "no tokens")
         if str(claims.get("sub", "")) != subject:
             raise LoginError("Your sign-in service answered for someone else.", f"sub {claims.get('sub')!r}")
-        actor = actor_from_claims(claims, tenant_claim=self._tenant_claim, roles_claim=self._roles_claim)
+        try:
+            actor = actor_from_claims(claims, tenant_claim=self._tenant_claim, roles_claim=self._roles_claim)
+        except UnusableOrganisationError as error:
+            raise _organisation_refused(error) from None
         return Reconfirmed(actor=actor, tokens=tokens, id_token=id_token)
 
     async def end_session_url(self, id_token: str | None, post_logout_redirect_uri: str) -> str | None:
@@ -323,7 +332,10 @@ class OidcClient:
         return _json_document(response, endpoint)
 
     def _person(self, claims: Mapping[str, Any], id_token: str, tokens: ProviderTokens) -> Person:
-        actor = actor_from_claims(claims, tenant_claim=self._tenant_claim, roles_claim=self._roles_claim)
+        try:
+            actor = actor_from_claims(claims, tenant_claim=self._tenant_claim, roles_claim=self._roles_claim)
+        except UnusableOrganisationError as error:
+            raise _organisation_refused(error) from None
         name = display_name(claims.get("name")) or display_name(claims.get("preferred_username")) or actor.id
         return Person(
             actor=actor,
@@ -384,4 +396,19 @@ def _unreachable(error: Exception) -> LoginError:
 def _provider_refused(error: str, description: str) -> LoginError:
     if error in {"access_denied", "consent_required", "interaction_required", "login_required"}:
         return LoginError("The sign-in was cancelled or not allowed, so you are not signed in.", error)
+    if _ERROR_CODE.fullmatch(error) is None:  # not an error code: not words to put on OnFile's page
+        return LoginError("Your sign-in service refused the sign-in.", f"{error!r}: {description}")
     return LoginError(f"Your sign-in service refused the sign-in ({error}).", description)
+
+
+_ERROR_CODE = re.compile(r"[a-z_]{1,64}")
+"""What an OAuth error code looks like (`invalid_request`, `server_error`, …)."""
+
+
+def _organisation_refused(error: UnusableOrganisationError) -> LoginError:
+    return LoginError(
+        "Your sign-in service names your organisation in a way OnFile cannot use (several values, or not plain "
+        f"text), so you are not signed in. Ask whoever manages your sign-in to send one organisation in the "
+        f"“{error.claim}” claim.",
+        str(error),
+    )

@@ -9,8 +9,16 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from store import Actor
+from store.domain.identifiers import id_problem
 
-__all__ = ("RoleChange", "actor_from_claims", "recheck_due", "role_change", "roles_from_claims")
+__all__ = (
+    "RoleChange",
+    "UnusableOrganisationError",
+    "actor_from_claims",
+    "recheck_due",
+    "role_change",
+    "roles_from_claims",
+)
 
 
 def roles_from_claims(claims: Mapping[str, Any], roles_claim: str) -> tuple[str, ...]:
@@ -26,15 +34,37 @@ def roles_from_claims(claims: Mapping[str, Any], roles_claim: str) -> tuple[str,
     return tuple(roles)
 
 
+class UnusableOrganisationError(ValueError):
+    """The organisation claim holds what cannot name one organisation: several values, an object, or
+    text that is not an id (`store.domain.identifiers`)."""
+
+    def __init__(self, claim: str, value: object) -> None:
+        self.claim = claim
+        super().__init__(f"{claim} claim {value!r}")
+
+
 def actor_from_claims(claims: Mapping[str, Any], *, tenant_claim: str, roles_claim: str) -> Actor:
     """The person the claims describe: `sub` is their id, `tenant_claim` their organisation (none when
-    absent or empty)."""
-    tenant = claims.get(tenant_claim)
+    absent or empty). A provider may send the organisation as a list of one (a multivalued attribute);
+    anything that cannot name one organisation as an agent would name it is `UnusableOrganisationError`,
+    never an organisation made of its printed form."""
     return Actor(
         id=str(claims["sub"]),
-        tenant_ref=str(tenant) if tenant else None,
+        tenant_ref=_organisation(claims.get(tenant_claim), tenant_claim),
         roles=roles_from_claims(claims, roles_claim),
     )
+
+
+def _organisation(value: object, claim: str) -> str | None:
+    one = value[0] if isinstance(value, list) and len(value) == 1 else value
+    if one is None or one == "" or one == []:
+        return None
+    if isinstance(one, bool) or not isinstance(one, str | int):
+        raise UnusableOrganisationError(claim, value)
+    text = str(one)
+    if id_problem("The organisation", text) is not None:
+        raise UnusableOrganisationError(claim, value)
+    return text
 
 
 def recheck_due(checked_at: datetime | None, now: datetime, every: timedelta) -> bool:
