@@ -9,6 +9,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from store import Actor
+from tests.web.admin_builders import LENA, SAM
 from tests.web.conftest import LoginAs
 from web.kit.identity.sessions import SESSION_COOKIE, load_viewer
 from web.services import Services
@@ -67,6 +68,24 @@ async def test_every_response_carries_the_security_headers(client: AsyncTestClie
         assert response.headers["x-content-type-options"] == "nosniff"
         assert response.headers["x-frame-options"] == "DENY"
         assert response.headers["referrer-policy"] == "same-origin"
+
+
+async def test_every_json_answer_about_a_signed_in_person_is_kept_by_no_cache(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.people.note(ADA)
+    sam = {"X-CSRF-Token": await login_as(SAM)}
+    asked = [
+        await client.get("/agent/memories", headers=sam),
+        await client.get("/agent/memories/waiting", headers=sam),
+        await client.post("/support/preview", json={"actor": {"id": "ada"}, "text": ""}, headers=sam),
+    ]
+    lena = {"X-CSRF-Token": await login_as(LENA)}
+    body = {"scope": "tenant:berlin", "key": "tone", "text": "formal"}
+    asked.append(await client.post("/admin/memories", json=body, headers=lena))
+
+    assert [answer.status_code for answer in asked] == [200, 200, 200, 201]
+    assert [answer.headers.get("cache-control") for answer in asked] == ["no-store"] * len(asked)
 
 
 async def test_a_form_posted_without_a_session_returns_to_the_page_after_login(

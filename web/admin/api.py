@@ -28,7 +28,7 @@ from store.domain.administration import PinBudget
 from store.domain.wire import record_wire
 from web.kit.identity.elevation import administrators_only, confirmed_roles_only
 from web.kit.identity.visit import Visit
-from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
+from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, NO_STORE_JSON, SESSION_SECURITY
 from web.kit.wire import NOT_JSON, ProblemOut, RecordOut, refusal
 
 __all__ = (
@@ -212,4 +212,5 @@ admin_api_router = Router(
     security=SESSION_SECURITY,
     dependencies={"elevation": Provide(administrators_only)},
     exception_handlers=API_EXCEPTIONS,
+    cache_control=NO_STORE_JSON,
 )

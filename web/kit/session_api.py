@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Request, Response
-from litestar.datastructures import State
+from litestar.datastructures import CacheControlHeader, State
 from litestar.openapi.spec import SecurityScheme
 from litestar.types import ExceptionHandlersMap
 
@@ -24,6 +24,7 @@ __all__ = (
     "API_EXCEPTIONS",
     "INVALID",
     "NO_SESSION",
+    "NO_STORE_JSON",
     "SESSION_SECURITY",
     "api_login_required",
     "api_not_elevated",
@@ -41,6 +42,8 @@ csrf_scheme = SecurityScheme(
     description="The session's CSRF token (the dashboard's pages carry it); needed on every unsafe call.",
 )
 SESSION_SECURITY: list[dict[str, list[str]]] = [{"dashboardSession": [], "csrfToken": []}]
+NO_STORE_JSON = CacheControlHeader(no_store=True)
+"""What a JSON answer about a signed-in person is sent with: no cache keeps it, as none keeps their pages."""
 
 
 def api_login_required(_: Request[Any, Any, State], __: LoginRequiredError) -> Response[ProblemOut]:

@@ -20,6 +20,7 @@ from store.memory import NOT_ON_FILE
 from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
 from web.kit.identity.sessions import Viewer
+from web.kit.session_api import NO_STORE_JSON
 from web.kit.wire import OriginOut, OverrideOut, ProblemOut, refusal
 from web.kit.words import not_theirs_to_change
 from web.me.on_file import on_file, origin_of, resolving_origins
@@ -97,6 +98,7 @@ def _utc_text(moment: datetime) -> str:
 
 @get(
     "/agent/memories",
+    cache_control=NO_STORE_JSON,
     name="read_back",
     summary="Everything on file about me",
     description=(
@@ -121,6 +123,7 @@ async def list_memories(
 
 @delete(
     "/agent/memories/{memory_id:str}",
+    cache_control=NO_STORE_JSON,
     name="forget_memory",
     summary="Forget one of my memories",
     description=(

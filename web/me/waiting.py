@@ -33,6 +33,7 @@ from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
 from web.kit.identity.sessions import Viewer
 from web.kit.problems import ProblemView, problem_answer
+from web.kit.session_api import NO_STORE_JSON
 from web.kit.views import TimeView, time_view
 from web.kit.wire import refusal
 from web.services import Services
@@ -198,6 +199,7 @@ class WaitingOut(msgspec.Struct, frozen=True):
 
 @get(
     "/agent/memories/waiting",
+    cache_control=NO_STORE_JSON,
     name="waiting_api",
     summary="What waits for my approval",
     description=(

@@ -31,7 +31,7 @@ from store.domain.identifiers import id_problem
 from web.kit.area import NO_STORE, area_view
 from web.kit.identity.elevation import NotElevatedError, support_staff_only
 from web.kit.identity.visit import Visit
-from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, SESSION_SECURITY
+from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, NO_STORE_JSON, SESSION_SECURITY
 from web.kit.wire import DIGEST_EXAMPLE, NOT_JSON, DigestIn, DigestOut, ProblemOut, digest_off, digest_out, refusal
 from web.support.views import FieldProblem, PreviewPage, preview_form, preview_result
 
@@ -139,6 +139,7 @@ async def show_preview(
 @post(
     "/support/preview",
     name="support_preview_api",
+    cache_control=NO_STORE_JSON,
     summary="Preview what the model will see for a person",
     description=(
         "The digest and the exact block the agent API would return for this actor, thread and turn text, in the "
