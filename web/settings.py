@@ -265,7 +265,8 @@ class Settings:
 
     @property
     def secure_cookies(self) -> bool:
-        return self.base_url.startswith("https://")
+        """Whether people reach OnFile over HTTPS, however the scheme is spelt (`HTTPS://` too)."""
+        return urlsplit(self.base_url).scheme == "https"
 
     @property
     def agent_token_list(self) -> tuple[str, ...]:

@@ -38,6 +38,13 @@ def test_the_environment_wins_over_dotenv_which_wins_over_defaults(tmp_path: Pat
     assert settings.max_fact_chars == 240
 
 
+@pytest.mark.parametrize(
+    ("base_url", "secure"), [("HTTPS://onfile.example.com", True), ("http://127.0.0.1:8000", False)]
+)
+def test_cookies_are_secure_for_an_https_address_however_its_scheme_is_spelt(base_url: str, secure: bool) -> None:
+    assert Settings(base_url=base_url).secure_cookies is secure
+
+
 def test_a_missing_dotenv_is_fine() -> None:
     assert Settings.load({}, Path("/nonexistent/.env")) == Settings()
 
