@@ -99,6 +99,19 @@ async def test_a_run_begun_while_paused_neither_writes_nor_holds_anything_after_
     assert waiting.json()["count"] == 0
 
 
+async def test_a_pause_form_that_says_neither_yes_nor_no_changes_nothing_and_says_so(
+    client: httpx.AsyncClient, services: Services, login_as: LoginAs
+) -> None:
+    token = await login_as(ADA)
+    await client.post("/memories/pause", data={"csrf_token": token, "paused": "yes"})
+
+    answer = await client.post("/memories/pause", data={"csrf_token": token, "paused": "maybe"})
+
+    assert answer.status_code == 400
+    assert "That did not change anything" in answer.text
+    assert (await services.consent.controls(ADA)).paused is True
+
+
 async def test_the_digest_still_works_while_paused(
     client: httpx.AsyncClient, services: Services, login_as: LoginAs
 ) -> None:

@@ -79,6 +79,12 @@ async def pause_memory(
     viewer: NamedDependency[Viewer],
     data: Annotated[PauseForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
 ) -> Template | Redirect:
+    if data.paused not in ("yes", "no"):  # not the page's form: say so rather than guess
+        problem = ProblemView(
+            400, "That did not change anything", "Pause or resume memory with the button on your page.", back="/"
+        )
+        account = {"viewer_name": viewer.name, "csrf_token": viewer.csrf_token}
+        return problem_answer(request, problem, page="me/problem.html", headers=_HEADERS, context={"account": account})
     await services.consent.pause(viewer.actor, paused=data.paused == "yes")
     if request.htmx:
         context = {"controls": await controls_view(services, viewer)}
