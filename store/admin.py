@@ -456,16 +456,18 @@ class Administration:
         )
         return erasure
 
-    async def signed_in(self, person: Actor, *, name: str | None = None) -> None:
+    async def signed_in(self, person: Actor, *, name: str | None = None) -> bool:
         """Note a person who signed in (under `name`, when their ID token gave one), with the
         organisation their identity provider states: the one way besides `move_person` that a person
-        changes organisation, audited at both."""
+        changes organisation, audited at both. Whether their organisation or roles changed since OnFile
+        last knew them (false for someone new)."""
         known = await self._people.find(person.id)
         async with self._provider.together():
             await self._people.note(person, signed_in=True, name=name)
             if known is not None and known.tenant_ref != person.tenant_ref:
                 await self._audit_move(person.id, person.id, known.tenant_ref, person.tenant_ref, by="sign-in")
                 await self._provider.reset_expiry_of(person)
+        return known is not None and (known.tenant_ref, set(known.roles)) != (person.tenant_ref, set(person.roles))
 
     async def move_person(self, by: str, person_id: str, tenant_ref: str | None) -> Actor | None:
         """Record the person `person_id` in the organisation `tenant_ref` (None: none), audited as done by

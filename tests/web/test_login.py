@@ -105,6 +105,26 @@ async def test_the_session_id_rotates_at_login_and_the_old_one_stops_working(
     assert await services.sessions.get(second) is not None
 
 
+async def test_a_sign_in_that_finds_the_roles_changed_ends_the_persons_other_sessions(
+    client: AsyncTestClient[Litestar], provider: MockProvider, services: Services
+) -> None:
+    provider.set_person("nina", {"name": "Nina", "tenant": "berlin", "roles": ["onfile-admin"]})
+    await client.get(local(provider.authorize(await start_login(client), "nina")))
+    elsewhere = client.cookies[SESSION_COOKIE]
+    client.cookies.clear()  # another browser
+    await client.get(local(provider.authorize(await start_login(client), "nina")))
+    unchanged = client.cookies[SESSION_COOKIE]
+    assert await services.sessions.get(elsewhere) is not None, "signing in again unchanged ends no other session"
+    client.cookies.clear()
+    provider.set_person("nina", {"name": "Nina", "tenant": "berlin", "roles": []})
+
+    await client.get(local(provider.authorize(await start_login(client), "nina")))
+
+    assert await services.sessions.get(client.cookies[SESSION_COOKIE]) is not None
+    assert await services.sessions.get(elsewhere) is None
+    assert await services.sessions.get(unchanged) is None
+
+
 async def test_logout_deletes_the_session_and_ends_it_at_the_provider(
     client: AsyncTestClient[Litestar], provider: MockProvider, services: Services
 ) -> None:

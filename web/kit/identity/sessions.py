@@ -76,11 +76,14 @@ def _sealer(secret_key: str) -> TokenSealer:
 async def start_session(services: Services, person: Person, previous_session_id: str | None) -> str:
     """A new session for `person`; the one the browser had before (if any) is deleted, so the id rotates.
     The person is noted as seen, under the name their ID token gave this time. Signing in is a check of
-    the roles: the next is due `role_recheck` from now."""
+    the roles: the next is due `role_recheck` from now. When it finds their organisation or roles changed,
+    their other sessions end, rather than act on what they no longer are until their own recheck."""
     if previous_session_id:
         await services.sessions.delete(previous_session_id)
     actor = person.actor
-    await services.admin.signed_in(actor, name=person.name)
+    if await services.admin.signed_in(actor, name=person.name):
+        ended = await services.sessions.delete_for_actor(actor.id)
+        logger.info("the organisation or roles of %s changed at sign-in: %d other sessions ended", actor.id, ended)
     session = await services.sessions.create(
         {
             "actor": _actor_data(actor),
