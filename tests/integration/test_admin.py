@@ -275,11 +275,11 @@ async def test_a_sign_in_with_another_organisation_moves_the_person_audited_at_b
     admin: Administration, engine: AsyncEngine
 ) -> None:
     people = KnownPeople(engine)
-    await admin.signed_in(ADA)
-    await admin.signed_in(ADA)  # the same organisation again: nothing to audit
+    assert await admin.signed_in(ADA) is False  # someone new: nothing changed
+    assert await admin.signed_in(ADA) is False  # the same organisation again: nothing to audit
     assert await AuditTrail(engine).at_scopes(["global", "tenant:berlin"]) == []
 
-    await admin.signed_in(Actor("ada", "hamburg", ("staff",)))
+    assert await admin.signed_in(Actor("ada", "hamburg", ("staff",))) is True
 
     assert await people.find("ada") == Actor("ada", "hamburg", ("staff",))
     for scope in ("tenant:berlin", "tenant:hamburg"):
