@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import re
+import socket
 import sys
 from collections.abc import Awaitable, Iterator, Sequence
 from pathlib import Path
@@ -38,11 +40,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     serve = commands.add_parser("serve", help="serve the dashboard and the APIs (settings from ONFILE_* and .env)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: %(default)s)")
-    serve.add_argument("--port", type=int, default=8000, help="port to listen on (default: %(default)s)")
-    serve.add_argument("--workers", type=int, default=1, help="worker processes (default: %(default)s)")
+    serve.add_argument("--port", type=_port, default=8000, help="port to listen on (default: %(default)s)")
+    serve.add_argument("--workers", type=_count, default=1, help="worker processes (default: %(default)s)")
 
     demo = commands.add_parser("demo", help="the dashboard with demo people and memories, and a local sign-in")
-    demo.add_argument("--port", type=int, default=8000, help="the dashboard's port on 127.0.0.1 (default: %(default)s)")
+    demo.add_argument(
+        "--port", type=_port, default=8000, help="the dashboard's port on 127.0.0.1 (default: %(default)s)"
+    )
     demo.add_argument("--folder", type=Path, default=Path(".demo"), help="where the demo database goes")
     demo.add_argument("--turn", action="store_true", help="print two turns of a demo person's memory instead")
     demo.add_argument("--text", default="", help="with --turn: the person's turn text, to select by relevance")
@@ -87,8 +91,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _upgrade(args.database_url)
     except SettingsError as error:
         parser.exit(2, f"onfile: {error}\n")
-    except (DatabaseUnusableError, NoDatabaseError, DemoRefusedError, ReembedStoppedError, NoSuchPersonError) as error:
+    except (
+        DatabaseUnusableError,
+        NoDatabaseError,
+        DemoRefusedError,
+        ReembedStoppedError,
+        NoSuchPersonError,
+        PortInUseError,
+    ) as error:
         parser.exit(1, f"onfile: {error}\n")
+
+
+def _port(text: str) -> int:
+    """A TCP port, 1 to 65535: anything else would be taken modulo 65536 by the socket layer."""
+    if not text.isdigit() or not 1 <= int(text) <= 65535:
+        msg = f"a port is a whole number from 1 to 65535, not {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return int(text)
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        msg = f"at least 1 worker, as a whole number, not {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return int(text)
+
+
+class PortInUseError(Exception):
+    """`onfile serve` cannot listen where it was asked to; the message names the address and --port."""
+
+
+def _refuse_port_in_use(host: str, port: int) -> None:
+    """Refuse before the database is touched when nothing could listen at `host`:`port`, as uvicorn
+    binds (a port a server just closed, in TIME_WAIT, is free; one in use is not)."""
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+    except OSError as error:
+        msg = f"cannot listen on {host}:{port} ({error.strerror or error}); choose another with --port or --host"
+        raise PortInUseError(msg) from None
 
 
 class ReembedStoppedError(Exception):
@@ -113,7 +156,11 @@ def _database_errors(url: str, name: str = DATABASE_URL_VARIABLE) -> Iterator[No
     except _STARTING_FAILURES as error:
         how = "cannot be reached" if database_unavailable(error) else "cannot be used"
         reason = str(getattr(error, "orig", None) or error).strip().splitlines() or [type(error).__name__]
-        hint = "; run `onfile db upgrade`" if any(w in reason[0] for w in ("no such table", "does not exist")) else ""
+        hint = ""
+        if re.search(r'\bdatabase "[^"]*" does not exist', reason[0]):  # an upgrade fills one, cannot make one
+            hint = "; create it first (PostgreSQL's `createdb`), then run `onfile db upgrade`"
+        elif "no such table" in reason[0] or "does not exist" in reason[0]:
+            hint = "; run `onfile db upgrade`"
         msg = f"the database at {name}={printable_url(url)} {how}: {reason[0]}{hint}"
         raise DatabaseUnusableError(msg) from None
 
@@ -142,6 +189,7 @@ def _upgrade(database_url: str | None) -> int:
 def _serve(host: str, port: int, workers: int) -> int:
     settings = Settings.load()
     settings.require_server_settings()
+    _refuse_port_in_use(host, port)
     with _database_errors(settings.database_url):
         asyncio.run(_starting(_check_database(settings)))
     if workers > 1:
@@ -189,17 +237,21 @@ def _move(person: str, organisation: str | None, *, by: str) -> int:
         if problem is not None:
             raise NoSuchPersonError(problem)
 
-    async def moving() -> Actor | None:
+    async def moving() -> tuple[Actor | None, Actor | None]:
         async with existing_database(settings) as services:
-            return await services.admin.move_person(by, person, organisation)
+            known = await services.people.find(person)
+            return known, await services.admin.move_person(by, person, organisation)
 
     with _database_errors(settings.database_url):
-        moved = asyncio.run(_starting(moving()))
-    if moved is None:
+        known, moved = asyncio.run(_starting(moving()))
+    if known is None or moved is None:
         msg = f"nobody with the id {person!r} is known: a person is known once they signed in or an agent asked"
         raise NoSuchPersonError(msg)
     where = f"organisation {organisation}" if organisation is not None else "no organisation"
-    print(f"{person} is in {where}; the move is in the audit trail of the organisations concerned")
+    if known.tenant_ref == organisation:
+        print(f"{person} is in {where} already; nothing changed, and nothing was added to the audit trail")
+    else:
+        print(f"{person} is in {where}; the move is in the audit trail of the organisations concerned")
     return 0
 
 

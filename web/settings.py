@@ -1,7 +1,8 @@
 """OnFile's settings: one frozen object, built from the environment, then `.env`, then defaults.
 
 Every field is read from `ONFILE_<FIELD NAME IN CAPITALS>`. Parsing is strict: a value that does not
-parse, or an `ONFILE_*` variable that names no setting, fails at start-up with a message saying which.
+parse, or an `ONFILE_*` variable (in any capitals) that names no setting, fails at start-up with a
+message saying which.
 Nothing reads settings at import time; `create_app(settings)` receives them.
 """
 
@@ -217,7 +218,7 @@ class Settings:
             "and nothing is downloaded), none (words only), the http(s) address of an embedding service "
             'answering POST {"input": [texts]} with {"data": [{"embedding": [numbers]}]} (#name after the '
             "address asks for that model), or module:attribute naming a deployment's own Embedder. After "
-            "changing it, run onfile db reembed."
+            "changing it, run onfile db reembed --all."
         ),
     )
 
@@ -247,9 +248,8 @@ class Settings:
                 f"package.module:attribute, not {self.embedder!r}"
             )
             raise SettingsError(msg)
-        if self.conversation_url and "{thread_id}" not in self.conversation_url:
-            msg = "ONFILE_CONVERSATION_URL must contain {thread_id}"
-            raise SettingsError(msg)
+        if self.conversation_url:
+            _check_conversation_url(self.conversation_url)
 
     @property
     def sqlite_file(self) -> Path | None:
@@ -292,6 +292,15 @@ class Settings:
             msg = "ONFILE_SECRET_KEY must be at least 32 characters."
             raise SettingsError(msg)
         issuer = urlsplit(self.oidc_issuer)
+        if issuer.scheme not in {"http", "https"} or not issuer.hostname:
+            msg = f"{PREFIX}OIDC_ISSUER must be your identity provider's http(s) address, not {self.oidc_issuer!r}"
+            raise SettingsError(msg)
+        if "openid" not in self.oidc_scopes.split():
+            msg = (
+                f"{PREFIX}OIDC_SCOPES must include openid, or no sign-in gives OnFile an ID token to read: "
+                f"not {self.oidc_scopes!r}"
+            )
+            raise SettingsError(msg)
         if self.demo_sign_in and (issuer.scheme != "http" or issuer.hostname not in _LOOPBACK):
             msg = (
                 f"{PREFIX}DEMO_SIGN_IN is for the demo's local identity provider on loopback "
@@ -317,15 +326,18 @@ class Settings:
     def load(cls, environ: Mapping[str, str] | None = None, dotenv: Path | None = Path(".env")) -> Settings:
         """The environment first, then the `.env` file (when it exists), then the defaults."""
         values = read_dotenv(dotenv) if dotenv is not None and dotenv.is_file() else {}
-        values.update({k: v for k, v in (os.environ if environ is None else environ).items() if k.startswith(PREFIX)})
+        environment = os.environ if environ is None else environ
+        values.update({k: v for k, v in environment.items() if k.upper().startswith(PREFIX)})
         return cls.from_mapping(values)
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, str]) -> Settings:
         known = {f"{PREFIX}{f.name.upper()}": f for f in fields(cls)}
-        unknown = sorted(k for k in values if k.startswith(PREFIX) and k not in known)
+        unknown = sorted(k for k in values if k.upper().startswith(PREFIX) and k not in known)
         if unknown:
-            msg = f"Unknown setting {', '.join(unknown)}; the settings are: {', '.join(known)}"
+            # a name in other capitals is not read: say which one was meant, rather than ignore it
+            meant = [f"{k} (did you mean {k.upper()}?)" if k.upper() in known else k for k in unknown]
+            msg = f"Unknown setting {', '.join(meant)}; the settings are: {', '.join(known)}"
             raise SettingsError(msg)
         parsed: dict[str, Any] = {}
         for name, spec in known.items():
@@ -335,6 +347,19 @@ class Settings:
 
     def replace(self, **changes: Any) -> Settings:
         return dataclasses.replace(self, **changes)
+
+
+def _check_conversation_url(url: str) -> None:
+    """An http(s) address, or one relative to the dashboard, holding `{thread_id}` and no other
+    placeholder (an unknown one would be left in every link as it is written)."""
+    placeholders = re.findall(r"\{[^{}]*\}?|\}", url)
+    scheme = urlsplit(url).scheme
+    if "{thread_id}" not in placeholders or set(placeholders) != {"{thread_id}"} or scheme not in {"", "http", "https"}:
+        msg = (
+            f"{PREFIX}CONVERSATION_URL must be an http(s) address (or a path) holding {{thread_id}} and no other "
+            f"placeholder, not {url!r}"
+        )
+        raise SettingsError(msg)
 
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
@@ -347,7 +372,7 @@ def _parse(name: str, raw: str, spec: dataclasses.Field[Any]) -> Any:
     if spec.type in {"bool", bool}:
         value = raw.strip().lower()
         if value not in _TRUE | _FALSE:
-            msg = f"{name} must be true or false, not {raw!r}"
+            msg = f"{name} must be true or false (or 1/0, yes/no, on/off), not {raw!r}"
             raise SettingsError(msg)
         return value in _TRUE
     if spec.type in {"int", int}:

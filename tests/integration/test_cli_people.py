@@ -55,6 +55,15 @@ def test_moving_a_person_is_audited_at_both_organisations(capsys: pytest.Capture
     ]
 
 
+def test_moving_a_person_to_the_organisation_they_are_in_says_nothing_changed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["people", "move", "ada", "--to", "berlin", "--by", "ops-anna"]) == 0
+
+    assert "ada is in organisation berlin already; nothing changed" in capsys.readouterr().out
+    assert known_and_audited() == (Actor("ada", "berlin", ("staff",)), [])
+
+
 def test_moving_to_no_organisation(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["people", "move", "ada", "--to-none", "--by", "ops-anna"]) == 0
 

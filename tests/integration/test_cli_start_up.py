@@ -3,12 +3,14 @@ any password masked and a non-zero exit: never a traceback, never a server that 
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 import uvicorn
+from sqlalchemy.exc import OperationalError
 
 from web import cli
 from web.demo.oidc_mock import free_port
@@ -123,3 +125,59 @@ def test_serve_starts_when_its_database_answers(
     assert cli.main(["serve", "--port", "8123"]) == 0
 
     assert [call["port"] for call in served] == [8123]
+
+
+@pytest.mark.parametrize(
+    ("flag", "value", "said"),
+    [
+        ("--port", "99999", "a port is a whole number from 1 to 65535, not '99999'"),
+        ("--port", "0", "a port is a whole number from 1 to 65535"),
+        ("--workers", "0", "at least 1 worker, as a whole number, not '0'"),
+        ("--workers", "-1", "at least 1 worker"),
+    ],
+)
+def test_serve_refuses_a_port_or_worker_count_that_cannot_be(
+    flag: str, value: str, said: str, capsys: pytest.CaptureFixture[str], served: list[dict[str, Any]]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["serve", f"{flag}={value}"])
+
+    assert exited.value.code == 2
+    assert said in capsys.readouterr().err
+    assert served == []
+
+
+def test_serve_on_a_port_in_use_says_so_in_one_line_before_the_database_is_touched(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    database = tmp_path / "onfile.sqlite3"
+    monkeypatch.setenv("ONFILE_DATABASE_URL", f"sqlite+aiosqlite:///{database}")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+
+        code, err = refusal(["serve", "--port", str(port)], capsys)
+
+    assert code == 1
+    assert err.startswith(f"onfile: cannot listen on 127.0.0.1:{port} (")
+    assert "--port" in err
+    assert not database.exists()
+
+
+@pytest.mark.parametrize(
+    ("reason", "hint"),
+    [
+        (
+            'database "nosuchdb" does not exist',
+            "; create it first (PostgreSQL's `createdb`), then run `onfile db upgrade`",
+        ),
+        ('relation "agent_memory" does not exist', "; run `onfile db upgrade`"),
+        ("no such table: agent_memory", "; run `onfile db upgrade`"),
+    ],
+)
+def test_a_database_or_schema_that_is_not_there_is_met_with_what_to_do(reason: str, hint: str) -> None:
+    with pytest.raises(cli.DatabaseUnusableError) as refused, cli._database_errors("sqlite+aiosqlite:///x.sqlite3"):
+        raise OperationalError("SELECT 1", {}, Exception(reason))
+
+    assert str(refused.value).endswith(f"{reason}{hint}")

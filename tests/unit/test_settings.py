@@ -57,7 +57,13 @@ def test_a_missing_dotenv_is_fine() -> None:
         ({"ONFILE_MAX_MEMORIES": "0"}, "ONFILE_MAX_MEMORIES must be at least 1"),
         ({"ONFILE_BASE_URL": "http://x/"}, "without a trailing slash"),
         ({"ONFILE_BASE_URL": "ftp://x"}, "http(s) address"),
-        ({"ONFILE_CONVERSATION_URL": "https://chat/{run_id}"}, "must contain {thread_id}"),
+        ({"ONFILE_CONVERSATION_URL": "https://chat/{run_id}"}, "holding {thread_id} and no other placeholder"),
+        ({"ONFILE_CONVERSATION_URL": "https://chat/{thread_id}/{nope}"}, "and no other placeholder"),
+        ({"ONFILE_CONVERSATION_URL": "https://chat/{thread_id}/{"}, "and no other placeholder"),
+        ({"ONFILE_CONVERSATION_URL": "javascript:alert(1)//{thread_id}"}, "must be an http(s) address (or a path)"),
+        ({"ONFILE_MEMORY_ENABLED": "maybe"}, "must be true or false (or 1/0, yes/no, on/off), not 'maybe'"),
+        ({"onfile_secret_key": "x" * 32}, "Unknown setting onfile_secret_key (did you mean ONFILE_SECRET_KEY?)"),
+        ({"Onfile_Foo": "x"}, "Unknown setting Onfile_Foo;"),
         ({"ONFILE_ROLE_RECHECK": "300"}, "ONFILE_ROLE_RECHECK must be a whole number of seconds, minutes or hours"),
         ({"ONFILE_ROLE_RECHECK": "5 minutes"}, "such as 90s, 5m or 1h, not '5 minutes'"),
         ({"ONFILE_ROLE_RECHECK": "1.5h"}, "such as 90s, 5m or 1h"),
@@ -146,6 +152,35 @@ def test_serving_needs_a_long_secret_and_a_provider() -> None:
         Settings(
             secret_key="short", oidc_issuer="http://i", oidc_client_id="c", oidc_client_secret="s"
         ).require_server_settings()
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"oidc_issuer": "banana"},
+            "ONFILE_OIDC_ISSUER must be your identity provider's http(s) address, not 'banana'",
+        ),
+        ({"oidc_issuer": "http://"}, "ONFILE_OIDC_ISSUER must be your identity provider's http(s) address"),
+        ({"oidc_scopes": "profile email"}, "ONFILE_OIDC_SCOPES must include openid"),
+        ({"oidc_scopes": ""}, "ONFILE_OIDC_SCOPES must include openid"),
+    ],
+)
+def test_a_provider_no_sign_in_could_work_with_is_refused_at_start_up(changes: dict[str, str], message: str) -> None:
+    settings = Settings(
+        secret_key="s" * 32, oidc_issuer="http://i", oidc_client_id="c", oidc_client_secret="s"
+    ).replace(**changes)
+
+    with pytest.raises(SettingsError, match=re.escape(message)):
+        settings.require_server_settings()
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://chat.example.com/t/{thread_id}", "/conversations/{thread_id}", "https://c/{thread_id}?again={thread_id}"],
+)
+def test_a_conversation_address_with_only_the_thread_placeholder_is_accepted(url: str) -> None:
+    assert Settings.from_mapping({"ONFILE_CONVERSATION_URL": url}).conversation_url == url
 
 
 @pytest.mark.parametrize("tokens", ["tök-ü", "good-token, two words", "tab\tinside"])
