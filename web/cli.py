@@ -181,8 +181,14 @@ def _upgrade(database_url: str | None) -> int:
         url, name = database_url, "--database-url"
         check_database_url(url, name)
     with _database_errors(url, name):
-        asyncio.run(_starting(upgrade(url)))
-    print(f"database is up to date: {printable_url(url)}")
+        upgraded = asyncio.run(_starting(upgrade(url)))
+    if upgraded.before is None:
+        done = f"created the schema (revision {upgraded.after})"
+    elif upgraded.before != upgraded.after:
+        done = f"brought the schema up to date (revision {upgraded.before} to {upgraded.after})"
+    else:
+        done = f"the schema was up to date already (revision {upgraded.after})"
+    print(f"{done}: {printable_url(url)}")
     return 0
 
 

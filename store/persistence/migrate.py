@@ -9,11 +9,13 @@ when the schema is compared.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -21,7 +23,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from store.persistence.engine import open_engine, writing
 from store.persistence.search_index import SQLITE_INDEX_TABLES
 
-__all__ = ("MIGRATIONS", "alembic_config", "downgrade_engine", "include_in_comparison", "upgrade", "upgrade_engine")
+__all__ = (
+    "MIGRATIONS",
+    "Upgraded",
+    "alembic_config",
+    "downgrade_engine",
+    "include_in_comparison",
+    "upgrade",
+    "upgrade_engine",
+)
 
 MIGRATIONS = Path(__file__).parent / "migrations"
 
@@ -49,10 +59,10 @@ def include_in_comparison(obj: Any, name: str | None, type_: str, reflected: boo
     return True
 
 
-async def upgrade_engine(engine: AsyncEngine, revision: str = "head") -> None:
+async def upgrade_engine(engine: AsyncEngine, revision: str = "head") -> Upgraded:
     """Migrate the database behind `engine` up to `revision`, in one write transaction. Concurrent
     migrators queue: SQLite's write lock, PostgreSQL's advisory lock."""
-    await _migrate(engine, command.upgrade, revision)
+    return await _migrate(engine, command.upgrade, revision)
 
 
 async def downgrade_engine(engine: AsyncEngine, revision: str) -> None:
@@ -60,17 +70,30 @@ async def downgrade_engine(engine: AsyncEngine, revision: str) -> None:
     await _migrate(engine, command.downgrade, revision)
 
 
-async def upgrade(database_url: str, revision: str = "head") -> None:
+async def upgrade(database_url: str, revision: str = "head") -> Upgraded:
     """Migrate the database at `database_url` to `revision` (the latest by default)."""
     engine = open_engine(database_url)
     try:
-        await upgrade_engine(engine, revision)
+        return await upgrade_engine(engine, revision)
     finally:
         await engine.dispose()
 
 
-async def _migrate(engine: AsyncEngine, step: Callable[[Config, str], None], revision: str) -> None:
+@dataclass(frozen=True, slots=True)
+class Upgraded:
+    """The schema's revision before a migration (None: there was no schema) and after it."""
+
+    before: str | None
+    after: str | None
+
+
+async def _migrate(engine: AsyncEngine, step: Callable[[Config, str], None], revision: str) -> Upgraded:
+    def migrate(sync: Connection) -> Upgraded:
+        before = MigrationContext.configure(sync).get_current_revision()
+        step(alembic_config(sync), revision)
+        return Upgraded(before, MigrationContext.configure(sync).get_current_revision())
+
     async with writing(engine) as connection:
         if connection.dialect.name == "postgresql":
             await connection.execute(text("SELECT pg_advisory_xact_lock(:lock)"), {"lock": _MIGRATION_LOCK})
-        await connection.run_sync(lambda sync: step(alembic_config(sync), revision))
+        return await connection.run_sync(migrate)
