@@ -350,16 +350,20 @@ class Settings:
 
 
 def _check_conversation_url(url: str) -> None:
-    """An http(s) address, or one relative to the dashboard, holding `{thread_id}` and no other
-    placeholder (an unknown one would be left in every link as it is written)."""
-    placeholders = re.findall(r"\{[^{}]*\}?|\}", url)
+    """An http(s) address, or one relative to the dashboard, holding `{thread_id}`, perhaps `{run_id}`,
+    and no other placeholder (an unknown one would be left in every link as it is written)."""
+    placeholders = set(re.findall(r"\{[^{}]*\}?|\}", url))
     scheme = urlsplit(url).scheme
-    if "{thread_id}" not in placeholders or set(placeholders) != {"{thread_id}"} or scheme not in {"", "http", "https"}:
+    usable = "{thread_id}" in placeholders and placeholders <= _LINK_PLACEHOLDERS
+    if not usable or scheme not in {"", "http", "https"}:
         msg = (
-            f"{PREFIX}CONVERSATION_URL must be an http(s) address (or a path) holding {{thread_id}} and no other "
-            f"placeholder, not {url!r}"
+            f"{PREFIX}CONVERSATION_URL must be an http(s) address (or a path) holding {{thread_id}}, perhaps "
+            f"{{run_id}}, and no other placeholder, not {url!r}"
         )
         raise SettingsError(msg)
+
+
+_LINK_PLACEHOLDERS = frozenset({"{thread_id}", "{run_id}"})
 
 
 _TRUE = frozenset({"1", "true", "yes", "on"})

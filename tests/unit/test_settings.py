@@ -57,7 +57,7 @@ def test_a_missing_dotenv_is_fine() -> None:
         ({"ONFILE_MAX_MEMORIES": "0"}, "ONFILE_MAX_MEMORIES must be at least 1"),
         ({"ONFILE_BASE_URL": "http://x/"}, "without a trailing slash"),
         ({"ONFILE_BASE_URL": "ftp://x"}, "http(s) address"),
-        ({"ONFILE_CONVERSATION_URL": "https://chat/{run_id}"}, "holding {thread_id} and no other placeholder"),
+        ({"ONFILE_CONVERSATION_URL": "https://chat/{run_id}"}, "holding {thread_id}, perhaps {run_id}, and no other"),
         ({"ONFILE_CONVERSATION_URL": "https://chat/{thread_id}/{nope}"}, "and no other placeholder"),
         ({"ONFILE_CONVERSATION_URL": "https://chat/{thread_id}/{"}, "and no other placeholder"),
         ({"ONFILE_CONVERSATION_URL": "javascript:alert(1)//{thread_id}"}, "must be an http(s) address (or a path)"),
@@ -177,7 +177,12 @@ def test_a_provider_no_sign_in_could_work_with_is_refused_at_start_up(changes: d
 
 @pytest.mark.parametrize(
     "url",
-    ["https://chat.example.com/t/{thread_id}", "/conversations/{thread_id}", "https://c/{thread_id}?again={thread_id}"],
+    [
+        "https://chat.example.com/t/{thread_id}",
+        "/conversations/{thread_id}",
+        "https://c/{thread_id}?again={thread_id}",
+        "https://chat.example.com/threads/{thread_id}#{run_id}",
+    ],
 )
 def test_a_conversation_address_with_only_the_thread_placeholder_is_accepted(url: str) -> None:
     assert Settings.from_mapping({"ONFILE_CONVERSATION_URL": url}).conversation_url == url
