@@ -58,7 +58,8 @@ class OnFileError(RuntimeError):
     """OnFile refused a call: `status` is the HTTP status the agent API answers it with, in-process
     too — 400 an id that cannot be one, 401 a bad token, 409 another actor's run, a remember call
     before the digest or a reused call id with other arguments, or runs of another thread, 410 a
-    run whose journal was deleted (its retention ended, or its person was erased)."""
+    run whose journal was deleted (its retention ended, a memory it named expired, or its person was
+    erased)."""
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)

@@ -41,13 +41,14 @@ pruned = table_of(PrunedRunRow)
 
 
 class RunPrunedError(LookupError):
-    """A run whose checkpoints were deleted — its retention ended, or the person it was for was erased
-    — asked to resume: its recorded decisions are gone, so it must not silently get different ones."""
+    """A run whose checkpoints were deleted — its retention ended, a memory it named expired and was
+    pruned, or the person it was for was erased — asked to resume: its recorded decisions are gone, so
+    it must not silently get different ones."""
 
     def __init__(self, run_id: str) -> None:
         super().__init__(
-            f"Run {run_id}'s journal was deleted (its retention ended, or the person it was for was erased): its "
-            "memory can no longer be replayed. Start a new run."
+            f"Run {run_id}'s journal was deleted (its retention ended, a memory it named expired, or the person it "
+            "was for was erased): its memory can no longer be replayed. Start a new run."
         )
         self.run_id = run_id
 

@@ -16,6 +16,7 @@ from sqlalchemy import text
 from store import Actor, MemoryOrigin, ScopeContext
 from tests.web.admin_builders import LENA
 from tests.web.conftest import AGENT_TOKEN, SECRET
+from web.housekeeping import prune
 from web.services import Services
 from web.settings import Settings
 
@@ -123,6 +124,21 @@ async def test_a_run_resolved_before_the_expiry_replays_its_recorded_digest(
     await expire_everything_concluded(services)
 
     assert await digest_keys(client, "run_2") == {"units", "tone"}
+
+
+@pytest.mark.usefixtures("concluded")
+async def test_a_run_whose_expired_memory_was_pruned_is_told_why_it_cannot_replay(
+    client: httpx.AsyncClient, services: Services
+) -> None:
+    assert await digest_keys(client, "run_2") == {"units", "tone"}
+    await expire_everything_concluded(services)
+
+    await prune(services)
+
+    replay = await client.post("/agent/runs/run_2/digest", json={"actor": ADA_WIRE, "text": ""}, headers=AUTH)
+    assert replay.status_code == 410
+    assert "a memory it named expired" in replay.json()["error"]
+    assert await digest_keys(client, "run_5") == {"units"}
 
 
 @pytest.mark.usefixtures("concluded")

@@ -153,9 +153,10 @@ _CALL_CONFLICT = refusal(
     "remember call its own callId.",
 )
 _GONE = refusal(
-    "The run's journal was deleted (its retention ended, or its person was erased): start a new run",
-    "Run run_42's journal was deleted (its retention ended, or the person it was for was erased): its memory can "
-    "no longer be replayed. Start a new run.",
+    "The run's journal was deleted (its retention ended, a memory it named expired, or its person was erased): "
+    "start a new run",
+    "Run run_42's journal was deleted (its retention ended, a memory it named expired, or the person it was for "
+    "was erased): its memory can no longer be replayed. Start a new run.",
 )
 _EXAMPLE_RECORD = {
     "id": "mem_01HZX3",
