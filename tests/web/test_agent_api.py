@@ -293,7 +293,7 @@ async def test_the_openapi_document_states_exactly_what_the_agent_routes_accept_
     assert len(agent_operations) == 4
     for path, method, operation in agent_operations:
         responses = operation["responses"]
-        assert {"200", "400", "401", "413"} <= set(responses), (path, method)
+        assert {"200", "400", "401", "413", "503"} <= set(responses), (path, method)
         for status, response in responses.items():
             content = response["content"]["application/json"]
             assert content["examples"], (path, method, status)

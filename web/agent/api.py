@@ -30,6 +30,7 @@ from store.runs import (
     RunNotStartedError,
 )
 from web.kit.api_errors import JSON_API_EXCEPTIONS, TOO_LARGE
+from web.kit.errors import DATABASE_UNAVAILABLE
 from web.kit.security import bearer_presented
 from web.kit.wire import (
     DIGEST_EXAMPLE,
@@ -140,6 +141,10 @@ _REFUSALS = {
         "Agent calls need an Authorization: Bearer header with one of ONFILE_AGENT_TOKENS.",
     ),
     413: refusal("The body is larger than OnFile accepts", TOO_LARGE),
+    503: refusal(
+        "The database cannot be reached; the answer carries Retry-After: 5, and nothing was changed",
+        DATABASE_UNAVAILABLE,
+    ),
 }
 _CONFLICT = refusal(
     "Another actor's run, or a person known in another organisation",
