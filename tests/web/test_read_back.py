@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
@@ -133,6 +134,32 @@ async def test_an_address_the_read_back_cannot_take_is_refused_in_its_error_shap
     assert list(nul.json()) == ["error"]
     assert unknown.status_code == 404
     assert list(unknown.json()) == ["error"]
+
+
+@pytest.mark.parametrize(
+    ("thread", "said"),
+    [
+        ("a%01", "invisible or control character"),
+        ("a%E2%80%8D", "invisible or control character"),
+        ("t" * 201, "201 characters long"),
+        ("+a", "starts or ends with a space"),
+        ("a/b", "contains '/'"),
+        ("", "threadId is empty"),
+    ],
+)
+async def test_a_thread_id_the_agent_api_would_refuse_is_refused_by_the_read_back_too(
+    client: AsyncTestClient[Litestar], login_as: LoginAs, services: Services, thread: str, said: str
+) -> None:
+    await seed(services, record("mem_1", "tone", "short answers", "actor:ada", thread_id="thr_1"))
+    await login_as(ADA)
+
+    refused = await client.get(f"/agent/memories?threadId={thread}")
+    named = await client.get("/agent/memories?threadId=thr_1")
+
+    assert refused.status_code == 400
+    assert said in refused.json()["error"]
+    assert "threadId" in refused.json()["error"]
+    assert [m["id"] for m in named.json()] == ["mem_1"]
 
 
 async def test_the_openapi_document_describes_the_read_back_refusals_and_credentials(

@@ -12,10 +12,12 @@ from typing import Annotated
 import msgspec
 from litestar import Response, delete, get
 from litestar.di import NamedDependency
+from litestar.exceptions import ValidationException
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import PathParameter, QueryParameter
 
+from store.domain.identifiers import id_problem
 from store.memory import NOT_ON_FILE
 from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
@@ -118,6 +120,9 @@ async def list_memories(
         str | None, QueryParameter(name="threadId", description="The conversation being viewed.")
     ] = None,
 ) -> list[MemoryEntryOut]:
+    problem = None if thread_id is None else id_problem("threadId", thread_id, in_address=True)
+    if problem is not None:
+        raise ValidationException(detail=problem)
     return await read_back(services, viewer, thread_id)
 
 
