@@ -52,7 +52,9 @@ async def test_ids_holding_percent_escapes_are_their_own_runs_and_threads(served
     assert resolving == {Origin("tAx", "tAx"), Origin("t%2541x", "t%2541x"), Origin("t?x", "t?x")}
 
 
-async def test_an_address_that_is_not_utf8_or_splits_an_id_is_refused(served: tuple[ServerProcess, str]) -> None:
+async def test_an_address_that_is_not_utf8_or_splits_an_id_is_refused_naming_the_id(
+    served: tuple[ServerProcess, str],
+) -> None:
     server, _ = served
     headers = {"Authorization": f"Bearer {TOKEN}"}
     body = {"actor": {"id": "ada"}}
@@ -62,6 +64,8 @@ async def test_an_address_that_is_not_utf8_or_splits_an_id_is_refused(served: tu
         slash = await client.post("/agent/runs/a%2Fb/digest", json=body)
         too_long = await client.post(f"/agent/runs/{'r' * 201}/digest", json=body)
         thread_too_long = await client.delete(f"/agent/threads/{'t' * 201}")
+        thread_slash = await client.delete("/agent/threads/a%2Fb")
+        elsewhere = await client.post("/agent/nothing/a%2Fb", json=body)
 
     assert not_utf8.status_code == other_bytes.status_code == 400
     assert "U+FFFD" in not_utf8.json()["error"]
@@ -70,4 +74,8 @@ async def test_an_address_that_is_not_utf8_or_splits_an_id_is_refused(served: tu
         {"error": "runId is 201 characters long; the limit is 200."},
     )
     assert thread_too_long.json() == {"error": "threadId is 201 characters long; the limit is 200."}, "named as sent"
-    assert slash.status_code == 404
+    assert slash.status_code == 400, "the router reads the id as two segments; the API still names the id"
+    assert slash.json()["error"].startswith("runId contains '/'")
+    assert thread_slash.status_code == 400
+    assert thread_slash.json()["error"].startswith("threadId contains '/'")
+    assert elsewhere.status_code == 404
