@@ -22,6 +22,7 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.static_files import create_static_files_router
 from litestar.template import TemplateConfig
 
+from store.domain.scopes import ScopeResolverError
 from store.persistence.outage import DATABASE_ERROR_TYPES
 from web.admin.api import admin_api_router
 from web.admin.routes import admin_pages_router
@@ -34,6 +35,7 @@ from web.kit.errors import (
     LoginRequiredError,
     csrf_refusal,
     database_error_handler,
+    internal_error_handler,
     login_required_handler,
     method_not_allowed_handler,
     not_found_handler,
@@ -265,6 +267,9 @@ def create_app(
             405: method_not_allowed_handler,
             # A database outage is a 503 saying so, and service resumes when the database is back.
             **dict.fromkeys(DATABASE_ERROR_TYPES, database_error_handler),
+            # Anything else that fails: logged, and said in OnFile's words (a failing scope resolver as such).
+            ScopeResolverError: internal_error_handler,
+            500: internal_error_handler,
         },
         request_class=HTMXRequest,
         plugins=[HTMXPlugin()],

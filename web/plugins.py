@@ -4,14 +4,23 @@
 from __future__ import annotations
 
 import importlib
-from typing import Any
+import inspect
+from collections.abc import Sequence
+from typing import Any, cast
 
 from store.domain.administration import AdminGate, RoleGate
-from store.domain.scopes import DefaultScopeResolver, ScopeResolver
+from store.domain.scopes import (
+    DefaultScopeResolver,
+    ScopeResolver,
+    ScopeResolverError,
+    own_scope,
+    resolved_problem,
+)
+from store.domain.types import ScopeContext
 from store.embedding import Embedder, HttpEmbedder, UniversalSentenceEncoderEmbedder
 from web.settings import Settings, SettingsError
 
-__all__ = ("load_embedder", "load_gate", "load_resolver")
+__all__ = ("CheckedResolver", "load_embedder", "load_gate", "load_resolver")
 
 
 def _load(setting: str, dotted: str) -> Any:
@@ -35,7 +44,40 @@ def load_resolver(settings: Settings) -> ScopeResolver:
     if not isinstance(resolver, ScopeResolver):
         msg = f"ONFILE_SCOPE_RESOLVER={settings.scope_resolver} has no async resolve(ctx) method"
         raise SettingsError(msg)
-    return resolver
+    if not inspect.iscoroutinefunction(resolver.resolve):
+        msg = (
+            f"ONFILE_SCOPE_RESOLVER={settings.scope_resolver} has a resolve method that is not async: "
+            "write it as `async def resolve(self, ctx)`"
+        )
+        raise SettingsError(msg)
+    return CheckedResolver(resolver, settings.scope_resolver)
+
+
+class CheckedResolver:
+    """A deployment's resolver, held to what every path relies on: when it raises, or answers what
+    cannot be a person's scopes (`resolved_problem`), `ScopeResolverError` names the setting and why,
+    instead of a page that silently shows nobody's memories or a bare 500."""
+
+    def __init__(self, resolver: ScopeResolver, named: str) -> None:
+        self._resolver = resolver
+        self._named = named
+
+    @property
+    def wrapped(self) -> ScopeResolver:
+        """The deployment's own resolver, as it was loaded."""
+        return self._resolver
+
+    async def resolve(self, ctx: ScopeContext) -> Sequence[str]:
+        try:
+            answer: object = await self._resolver.resolve(ctx)
+        except Exception as error:
+            msg = f"ONFILE_SCOPE_RESOLVER={self._named} failed for {own_scope(ctx.actor)}: {error!r}"
+            raise ScopeResolverError(msg) from error
+        problem = resolved_problem(answer, ctx.actor)
+        if problem is not None:
+            msg = f"ONFILE_SCOPE_RESOLVER={self._named} cannot be used for {own_scope(ctx.actor)}: {problem}"
+            raise ScopeResolverError(msg)
+        return cast("Sequence[str]", answer)
 
 
 def load_gate(settings: Settings) -> AdminGate:

@@ -16,8 +16,10 @@ __all__ = (
     "GLOBAL_SCOPE",
     "DefaultScopeResolver",
     "ScopeResolver",
+    "ScopeResolverError",
     "normalise_scopes",
     "own_scope",
+    "resolved_problem",
     "scope_kind",
     "scope_ranks",
 )
@@ -53,6 +55,35 @@ class DefaultScopeResolver:
         actor = ctx.actor
         tenant = (f"tenant:{actor.tenant_ref}",) if actor.tenant_ref else ()
         return (own_scope(actor), *tenant, GLOBAL_SCOPE)
+
+
+class ScopeResolverError(RuntimeError):
+    """A deployment's resolver failed, or answered something that cannot be a person's scopes: nothing
+    that depends on their scopes can be answered, so nothing is."""
+
+
+def resolved_problem(answer: object, actor: Actor) -> str | None:
+    """Why `answer`, a resolver's answer for `actor`, cannot be their scopes (one sentence), or None.
+
+    It must be a list (or tuple) of strings, and hold the person's own scope: without it everything
+    they own would vanish from their page and their prompt, and they could neither see nor forget it."""
+    if isinstance(answer, str | bytes) or not isinstance(answer, Sequence):
+        return f"it answered {_shown(answer)} ({type(answer).__name__}), not a list of scope tokens"
+    for token in answer:
+        if not isinstance(token, str):
+            return f"it answered {_shown(token)} ({type(token).__name__}) among its tokens; a scope token is a string"
+    own = own_scope(actor)
+    if own not in answer:
+        return (
+            f"it left out {own}, the person's own scope: without it they could neither see nor forget what is "
+            "on file about them"
+        )
+    return None
+
+
+def _shown(value: object) -> str:
+    said = repr(value)
+    return said if len(said) <= 60 else f"{said[:57]}..."
 
 
 def normalise_scopes(tokens: Iterable[str]) -> tuple[str, ...]:

@@ -19,6 +19,11 @@ class DepotResolver:
         return (f"actor:{ctx.actor.id}", "depot:spandau", "global")
 
 
+class SyncResolver:
+    def resolve(self, ctx: ScopeContext) -> Sequence[str]:
+        return (f"actor:{ctx.actor.id}", "global")
+
+
 class EveryoneAdministers:
     async def administers(self, actor: Actor, scope: str) -> bool:
         return True
@@ -55,6 +60,8 @@ async def test_the_defaults_are_the_role_gate_with_the_configured_names_and_the_
         (Settings(scope_resolver="tests.unit.nowhere:Thing"), "cannot be loaded"),
         (Settings(scope_resolver="tests.unit.test_plugins:Missing"), "cannot be loaded"),
         (Settings(scope_resolver="tests.unit.test_plugins:EveryoneAdministers"), "has no async resolve"),
+        (Settings(scope_resolver="tests.unit.test_plugins:SyncResolver"), "resolve method that is not async"),
+        (Settings(scope_resolver="pathlib:Path"), "resolve method that is not async"),
         (Settings(admin_gate="tests.unit.test_plugins:DepotResolver"), "lacks administers"),
     ],
 )

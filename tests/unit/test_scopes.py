@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from store import Actor, DefaultScopeResolver, ScopeContext, ScopeResolver, normalise_scopes, own_scope, scope_kind
+from store.domain.scopes import resolved_problem
 
 
 @pytest.mark.parametrize(
@@ -35,3 +36,33 @@ def test_scope_kind_is_the_part_before_the_first_colon(scope: str, kind: str) ->
 
 def test_normalised_scopes_drop_empty_tokens_and_repeats_keeping_the_first_place() -> None:
     assert normalise_scopes(["actor:u1", "", "global", "actor:u1", "depot:x"]) == ("actor:u1", "global", "depot:x")
+
+
+ADA = Actor(id="ada", tenant_ref="berlin")
+
+
+@pytest.mark.parametrize(
+    ("answer", "problem"),
+    [
+        (("actor:ada", "tenant:berlin", "global"), None),
+        (["actor:ada"], None),
+        (["depot:spandau", "actor:ada", ""], None),
+        ("actor:ada", "it answered 'actor:ada' (str), not a list of scope tokens"),
+        (b"actor:ada", "it answered b'actor:ada' (bytes), not a list of scope tokens"),
+        (None, "it answered None (NoneType), not a list of scope tokens"),
+        ({"actor:ada"}, "it answered {'actor:ada'} (set), not a list of scope tokens"),
+        ([42, "actor:ada"], "it answered 42 (int) among its tokens; a scope token is a string"),
+        (["actor:ada", "x" * 80], None),
+        ([["actor:ada"]], "it answered ['actor:ada'] (list) among its tokens; a scope token is a string"),
+        ([], "it left out actor:ada, the person's own scope"),
+        (["depot:spandau", "global"], "it left out actor:ada, the person's own scope"),
+        (["actor:Ada", "global"], "it left out actor:ada, the person's own scope"),
+        ("x" * 100, f"it answered '{'x' * 56}... (str), not a list of scope tokens"),
+    ],
+)
+def test_what_a_resolver_answers_must_be_a_list_of_tokens_holding_the_persons_own(
+    answer: object, problem: str | None
+) -> None:
+    said = resolved_problem(answer, ADA)
+
+    assert said == problem or (problem is not None and said is not None and said.startswith(problem))

@@ -216,3 +216,34 @@ async def test_a_method_a_json_route_does_not_take_names_the_ones_it_does(client
     assert answer.status_code == 405
     assert answer.json() == {"error": "/agent/runs/run_1/digest does not take GET; it takes OPTIONS, POST."}
     assert sorted(m.strip() for m in answer.headers["allow"].split(",")) == ["OPTIONS", "POST"]
+
+
+async def test_a_failure_nobody_foresaw_is_said_in_onfile_s_words_and_logged(
+    client: AsyncTestClient[Litestar],
+    services: Services,
+    login_as: LoginAs,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def broken(*_: object, **__: object) -> None:
+        msg = "a bug"
+        raise RuntimeError(msg)
+
+    await seed(services, make_record("m_units", "units", "miles"))
+    await login_as(ADA)
+    monkeypatch.setattr(services.expiry, "expiries", broken)
+
+    page = await client.get("/?q=units")
+    notice = await client.get("/", headers=SHOWN)
+    api = await client.get("/agent/memories")
+
+    assert page.status_code == notice.status_code == api.status_code == 500
+    shown = page_of(page)
+    assert shown.one("h1").text == "That did not work"
+    assert "may not have been done" in shown.one(attrs={"data-reason": True}).text
+    assert "RuntimeError" not in page.text
+    assert only_notice(page_of(notice), "500").one("a", {"data-action": "reload"})["href"] == "/?q=units"
+    assert list(api.json()) == ["error"]
+    assert "logged" in api.json()["error"]
+    assert "unexpected failure on GET /agent/memories" in caplog.text
+    assert "RuntimeError: a bug" in caplog.text

@@ -17,6 +17,7 @@ from litestar.testing import AsyncTestClient
 from store import Actor, DefaultScopeResolver, ScopeContext
 from tests.web.builders import make_record, page_of, seed
 from tests.web.conftest import LoginAs
+from web.plugins import CheckedResolver
 from web.services import Services
 from web.settings import Settings
 
@@ -42,7 +43,9 @@ def settings(settings: Settings) -> Settings:
 
 @pytest.fixture
 def resolver(services: Services) -> CountingResolver:
-    counting = services.memory.scopes
+    checked = services.memory.scopes
+    assert isinstance(checked, CheckedResolver)
+    counting = checked.wrapped
     assert isinstance(counting, CountingResolver)
     return counting
 

@@ -24,6 +24,7 @@ from litestar.plugins.htmx import ClientRedirect
 from litestar.response import Template
 
 from store.domain.identifiers import id_problem
+from store.domain.scopes import ScopeResolverError
 from store.persistence.outage import database_unavailable
 from web.kit.security import safe_next_path
 
@@ -37,6 +38,7 @@ __all__ = (
     "current_page",
     "database_error_handler",
     "error_answer",
+    "internal_error_handler",
     "login_required_handler",
     "method_not_allowed_handler",
     "not_found_handler",
@@ -175,12 +177,48 @@ def login_required_handler(request: Request[Any, Any, State], _: LoginRequiredEr
     return Response(content=None, status_code=303, headers={"Location": login})
 
 
+FAILED = (
+    "Something failed inside OnFile while it answered this, and the failure was logged for whoever runs it. "
+    "What you asked may not have been done: look again before you try it a second time."
+)
+FAILED_JSON = (
+    "Something failed inside OnFile while it answered this request, and the failure was logged. It may not "
+    "have been carried out; a retry with the same ids is safe."
+)
+SCOPES_FAILED = (
+    "OnFile cannot tell which memories apply to you right now: the part of this deployment that says whose "
+    "memories apply to whom failed, so nothing was shown or changed. Whoever runs OnFile has the reason in "
+    "their log."
+)
+
+
+def internal_error_handler(request: Request[Any, Any, State], error: Exception) -> Response[Any]:
+    """A failure nobody foresaw (a 500): logged with its traceback, and answered in OnFile's own words,
+    as a page, a notice for htmx or the JSON APIs' `{"error"}`. A deployment's scope resolver that
+    fails is said as such: its reason (which names the setting) goes to the log and to agent runtimes,
+    never to a person's page."""
+    resolver = isinstance(error, ScopeResolverError)
+    if resolver:
+        logger.error("scope resolver failed on %s %s: %s", request.method, request.url.path, error, exc_info=error)
+    else:
+        logger.error("unexpected failure on %s %s", request.method, request.url.path, exc_info=error)
+    if _answers_json(request):
+        said = f"Nothing was resolved or written: {error}." if resolver else FAILED_JSON
+        return Response({"error": said}, status_code=500, media_type=MediaType.JSON, headers=_NO_STORE)
+    if resolver:
+        view = ErrorView(
+            500, "OnFile cannot show this right now", SCOPES_FAILED, current_page(request), "Try again", "reload"
+        )
+    else:
+        view = ErrorView(500, "That did not work", FAILED, current_page(request), "Look again", "reload")
+    return error_answer(request, view)
+
+
 def database_error_handler(request: Request[Any, Any, State], error: Exception) -> Response[Any]:
     """503 with a clear message when the database is unreachable (the next request tries it again,
     so service resumes by itself); any other database error is a real failure, a 500."""
     if not database_unavailable(error):
-        logger.error("database error on %s %s", request.method, request.url.path, exc_info=error)
-        return Response({"status_code": 500, "detail": "Internal Server Error"}, status_code=500)
+        return internal_error_handler(request, error)
     logger.warning("database unavailable on %s %s: %r", request.method, request.url.path, error)
     headers = {"Retry-After": str(RETRY_AFTER_SECONDS), "Cache-Control": "no-store"}
     if _answers_json(request):
