@@ -326,6 +326,27 @@ async def test_a_scope_the_resolver_mints_gets_its_own_group_in_its_place(
     row = groups[1].one("li", {"data-entry": "m_depot"})
     assert row.one(attrs={"data-managed": True}).text == "Shared with your depot “north”; managed by its administrators"
     assert row.one(attrs={"data-override": "organisation"}).text.startswith("Your organisation's default is dock 1,")
+    assert row.one(attrs={"data-set-by": True}).text == "Your depot “north” set this. It differs from:"
+
+
+async def test_a_shared_fact_over_a_wider_one_says_who_set_it_never_that_it_is_the_person_s(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(
+        services,
+        make_record("m_mine", "tone", "short answers"),
+        make_record("m_everyone_tone", "tone", "friendly", "global", author="human", actor_ref="root"),
+        make_record("m_org", "pallet-labels", "depot code first", "tenant:berlin", author="human", actor_ref="lena"),
+        make_record("m_everyone", "pallet-labels", "code last", "global", author="human", actor_ref="root"),
+    )
+    await login_as(ADA)
+
+    page = page_of(await client.get("/"))
+
+    mine = page.one("li", {"data-entry": "m_mine"}).one(attrs={"data-set-by": True})
+    organisation = page.one("li", {"data-entry": "m_org"}).one(attrs={"data-set-by": True})
+    assert mine.text == "This is your setting. It differs from:"
+    assert organisation.text == "Your organisation set this. It differs from:"
 
 
 async def _get_as_ada(app: Litestar, services: Services, path: str) -> Response:

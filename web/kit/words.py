@@ -40,6 +40,7 @@ __all__ = (
     "person_name",
     "relative_time",
     "scope_words",
+    "shared_scope_name",
     "shown_as_read",
     "written_by",
 )
@@ -74,6 +75,9 @@ class ScopeWords:
     """Why an entry here has no forget button (unused for the person's own scope)."""
     default_is: str
     """How an overridden value held here is introduced: "Your organisation's default is"."""
+    set_this: str
+    """Who set an entry here that overrides a wider value: "This is your setting", "Your organisation
+    set this"."""
 
 
 def scope_words(scope: str, actor: Actor) -> ScopeWords:
@@ -88,6 +92,7 @@ def scope_words(scope: str, actor: Actor) -> ScopeWords:
             note="These apply to you alone. You can forget any of them.",
             managed="",
             default_is="Your own value is",
+            set_this="This is your setting",
         )
     if scope == GLOBAL_SCOPE:
         return ScopeWords(
@@ -98,6 +103,7 @@ def scope_words(scope: str, actor: Actor) -> ScopeWords:
             note="These apply to everyone who uses the assistant. OnFile's administrators manage them.",
             managed="Applies to everyone; managed by OnFile's administrators",
             default_is="The default for everyone is",
+            set_this="OnFile's administrators set this for everyone",
         )
     kind, _, value = scope.partition(":")
     if kind == "tenant":
@@ -109,6 +115,7 @@ def scope_words(scope: str, actor: Actor) -> ScopeWords:
             note="These apply to everyone in your organisation. Its administrators manage them.",
             managed="Managed by your organisation",
             default_is="Your organisation's default is",
+            set_this="Your organisation set this",
         )
     return _shared_words(kind, value)
 
@@ -119,9 +126,17 @@ def not_theirs_to_change(scope: str, actor: Actor) -> str:
     return f"{scope_words(scope, actor).managed}: only its administrators can change or remove it."
 
 
+def shared_scope_name(scope: str, *, whose: str = "your") -> str:
+    """A scope a deployment minted, named: `depot:spandau` → "your depot “spandau”" (`whose`: "the",
+    for a page about someone else)."""
+    kind, _, value = scope.partition(":")
+    noun = kind.replace("_", " ").replace("-", " ").strip() or "group"
+    return f"{whose} {noun} “{value}”" if value else f"{whose} {noun}"
+
+
 def _shared_words(kind: str, value: str) -> ScopeWords:
     noun = kind.replace("_", " ").replace("-", " ").strip() or "group"
-    named = f"your {noun} “{value}”" if value else f"your {noun}"
+    named = shared_scope_name(f"{kind}:{value}")
     slug = "shared-" + (_SLUG_UNSAFE.sub("-", f"{noun} {value}".lower()).strip("-") or "scope")
     return ScopeWords(
         kind="shared",
@@ -131,6 +146,7 @@ def _shared_words(kind: str, value: str) -> ScopeWords:
         note=f"These apply to everyone in {named}. Its administrators manage them.",
         managed=f"Shared with {named}; managed by its administrators",
         default_is=f"{named[0].upper()}{named[1:]} has",
+        set_this=f"{named[0].upper()}{named[1:]} set this",
     )
 
 

@@ -158,6 +158,8 @@ class EntryView:
     """The key and the fact, marked where the search matched."""
     overridden_by: str = ""
     """For a record a narrower one overrides: whose value applies instead ("" for one that applies)."""
+    set_by: str = "This is your setting"
+    """Who set this entry, said above the wider values it differs from."""
     usage: UsageView | None = None
     """When it went into the person's prompts (None where the page does not say)."""
     expiry: ExpiryView | None = None
@@ -520,6 +522,7 @@ class EntryWording:
             key_pieces=marked_pieces(record.key, self.selection.words),
             fact_pieces=marked_pieces(record.text, self.selection.words),
             overridden_by=self._overridden_by(listed),
+            set_by=words.set_this,
             usage=None if self.usage is None else self.usage.get(record.id, NEVER_USED),
             expiry=self._expiry(record.id, at),
             address=at,
