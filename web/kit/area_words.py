@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from store import GLOBAL_SCOPE, Actor
-from web.kit.words import scope_words
+from web.kit.words import scope_words, shared_scope_name
 from web.settings import Settings
 
 __all__ = ("ScopeLabel", "action_words", "organisation_name", "role_words", "scope_label", "scope_slug")
@@ -49,6 +49,8 @@ def scope_label(scope: str, actor: Actor) -> ScopeLabel:
         audience = f"everyone at {organisation_name(value)}"
     elif scope == GLOBAL_SCOPE:
         audience = "everyone, in every organisation"
+    elif kind not in {"tenant", "actor"}:  # a scope the deployment minted: named, never "your"
+        audience = f"everyone in {shared_scope_name(scope, whose='the')}"
     else:
         audience = scope_words(scope, actor).held_for
     return ScopeLabel(token=scope, name=audience[:1].upper() + audience[1:], audience=audience)
