@@ -130,6 +130,36 @@ async def test_related_keeps_the_author_and_group_filters(client: AsyncTestClien
     assert organisation.one(attrs={"id": "count-organisation"}).text == "1 of 1 memory"
 
 
+async def test_under_a_filter_related_shows_the_closest_the_filter_keeps_not_what_is_left_of_the_closest(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    close = [
+        make_record(f"m_d{i:02d}", f"route-{i:02d}", f"the drive to depot {i} is {i + 3} kilometres far")
+        for i in range(RELATED_LIMIT + 10)
+    ]
+    await seed(
+        services,
+        *close,
+        make_record("m_greeting", "greeting", "formal greetings", "tenant:berlin", author="human", actor_ref="lena"),
+        make_record("m_said", "coffee", "takes coffee black", author="human"),
+        make_record("m_gone", "tea", "no tea after noon", thread_id="thr_gone"),
+    )
+    await services.registry.delete_thread("thr_gone")
+    await login_as(ADA)
+
+    everything = page_of(await client.get(RELATED))
+    administrators = page_of(await client.get(f"{RELATED}&author=administrator"))
+    organisation = page_of(await client.get(f"{RELATED}&group=organisation"))
+    you_wrote = page_of(await client.get(f"{RELATED}&author=you"))
+    gone = page_of(await client.get(f"{RELATED}&origin=gone"))
+
+    assert {"m_greeting", "m_said", "m_gone"}.isdisjoint(shown(everything)), "the drives are closer"
+    assert shown(administrators) == ["m_greeting"]
+    assert shown(organisation) == ["m_greeting"]
+    assert shown(you_wrote) == ["m_said"]
+    assert shown(gone) == ["m_gone"]
+
+
 @pytest.mark.usefixtures("distances")
 async def test_the_search_form_offers_the_two_ways_to_match_as_a_plain_get_and_with_htmx(
     client: AsyncTestClient[Litestar], login_as: LoginAs

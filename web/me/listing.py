@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import date, datetime
 from typing import ClassVar, Literal, get_args
@@ -286,10 +286,13 @@ def select_entries(
         ranks = {key: n for n, key in enumerate(k for k in dict.fromkeys(related) if k in on_file_keys)}
     words = () if query.related else search_words(query.text)
     keep = _Filter(query, words, actor, resolving or frozenset(), on_file)
+    kept_at = {scope: keep.kept(by_scope[scope]) for scope, _, _ in named}
+    if query.related:  # the closest among what the filters keep, not the filters applied to the closest
+        ranks = _closest(ranks, (r for scope, slug, _ in named if query.group in {"", slug} for r in kept_at[scope]))
     groups = []
     for scope, slug, scope_named in named:
         held = by_scope[scope]
-        kept = keep.kept(held)
+        kept = kept_at[scope]
         if query.related:
             matching = sorted((r for r in kept if r.key in ranks), key=lambda r: ranks[r.key])
         else:
@@ -363,6 +366,12 @@ def _named_groups(by_scope: Mapping[str, object], actor: Actor) -> list[tuple[st
         slugs[words.slug] += 1
         named.append((scope, words.slug if slugs[words.slug] == 1 else f"{words.slug}-{slugs[words.slug]}", words))
     return named
+
+
+def _closest(ranks: dict[str, int], kept: Iterable[MemoryRecord]) -> dict[str, int]:
+    """Of the ranked keys, the `RELATED_LIMIT` best that a kept record holds, with their ranks."""
+    keys = sorted({r.key for r in kept if r.key in ranks}, key=ranks.__getitem__)[:RELATED_LIMIT]
+    return {key: ranks[key] for key in keys}
 
 
 class _Filter:

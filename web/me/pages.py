@@ -342,7 +342,11 @@ async def selected(visit: Visit, found: OnFile, query: MemoryQuery) -> tuple[Sel
     """What `query` selects of `found` (for a related search, the store's ranking picks and orders
     it), and for a filter by origin the origins among every record's that still resolve."""
     ctx = ScopeContext(actor=visit.viewer.actor)
-    related = await related_keys(visit.services.memory, ctx, query.text, RELATED_LIMIT) if query.related else ()
+    related: tuple[str, ...] = ()
+    if query.related:  # under a filter, ranked over every key, so the closest it keeps can be shown
+        narrowed = query.author or query.origin or query.group
+        limit = max(RELATED_LIMIT, len({r.key for r in found.records})) if narrowed else RELATED_LIMIT
+        related = await related_keys(visit.services.memory, ctx, query.text, limit)
     # A filter by origin asks about every record's origin, in one query; otherwise only the shown ones'.
     every = await resolving_origins(visit.services, listed_records(found)) if query.origin else None
     return select_entries(found, visit.viewer.actor, query, related, every), every
