@@ -389,9 +389,19 @@ async def driver_rows(connection: ReadConnection, sql: str, params: Sequence[Any
     except Exception as error:
         failure = _as_sqlalchemy_error(connection.dialect, driver, sql, params, error, sqlite_driver=sqlite_driver)
         if failure.connection_invalidated:
+            _invalidate_generation(pooled, failure)
             await connection.invalidate(failure)
         raise failure from error
     return rows
+
+
+def _invalidate_generation(pooled: PoolProxiedConnection, failure: BaseException) -> None:
+    """What SQLAlchemy's own execution does when a connection turns out to be gone: every connection
+    its pool opened until now is replaced at its next checkout, instead of each failing a request of
+    its own first (after a database restart, all of them are as dead as this one)."""
+    pool = getattr(pooled, "_pool", None)
+    if pool is not None:
+        pool._invalidate(pooled, failure, _checkin=False)  # SQLAlchemy's own step on a disconnect; not public
 
 
 def _as_sqlalchemy_error(

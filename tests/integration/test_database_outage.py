@@ -132,3 +132,28 @@ async def until_ok(client: AsyncTestClient[Litestar], path: str, *, within: floa
             return answer
         assert answer.status_code == 503, answer.text
         await asyncio.sleep(0.2)
+
+
+async def test_once_the_database_is_back_a_refusal_or_two_at_most_and_then_every_answer(
+    outage_server: PostgresServer, services: Services, client: AsyncTestClient[Litestar]
+) -> None:
+    """Every connection the pool held died with the server: the first that fails has the pool replace
+    them all, so a restart costs at most one request, not one per pooled connection."""
+    await services.provider.add([MemoryRecord("m1", "units", "kilometres", "tenant:berlin", MemoryOrigin("human"), T0)])
+    warm = await asyncio.gather(
+        *(client.post(f"/agent/runs/warm_{n}/digest", json=BODY, headers=AGENT) for n in range(24))
+    )
+    assert {answer.status_code for answer in warm} == {200}
+
+    await asyncio.to_thread(outage_server.pause)
+    await asyncio.to_thread(outage_server.resume)
+    answers = [
+        (await client.post(f"/agent/runs/after_{n}/digest", json=BODY, headers=AGENT)).status_code for n in range(30)
+    ]
+    replays = [
+        (await client.post(f"/agent/runs/warm_{n}/digest", json=BODY, headers=AGENT)).status_code for n in range(24)
+    ]
+
+    assert answers.count(503) <= 1, answers
+    assert set(answers[answers.index(200) :]) == {200}, answers
+    assert set(replays) == {200}
