@@ -36,6 +36,7 @@ from web.kit.errors import (
     csrf_refusal,
     database_error_handler,
     internal_error_handler,
+    log_failure,
     login_required_handler,
     method_not_allowed_handler,
     not_found_handler,
@@ -297,6 +298,7 @@ def create_app(
         # costs a new run more than writing the line.
         logging_config=LoggingConfig(
             log_exceptions="always",
+            exception_logging_handler=log_failure,
             disable_stack_trace={LoginRequiredError, NotElevatedError, 400, 401, 403, 404, 405, 409, 410, 413, 415},
             root={"handlers": ["console"], "level": "INFO"},
             loggers={"litestar": {"level": "INFO", "handlers": ["console"], "propagate": False}},

@@ -4,6 +4,7 @@ routes."""
 
 from __future__ import annotations
 
+import asyncpg
 import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
@@ -13,6 +14,7 @@ from tests.web.admin_builders import ADA, LENA, shared
 from tests.web.builders import HTMX, make_record, page_of, seed
 from tests.web.conftest import LoginAs
 from tests.web.html_tree import Element
+from web.kit.errors import DATABASE_UNAVAILABLE
 from web.services import Services
 
 FORGED = "0" * 64
@@ -247,3 +249,32 @@ async def test_a_failure_nobody_foresaw_is_said_in_onfile_s_words_and_logged(
     assert "logged" in api.json()["error"]
     assert "unexpected failure on GET /agent/memories" in caplog.text
     assert "RuntimeError: a bug" in caplog.text
+
+
+class AdaptedDriverError(Exception):
+    """What SQLAlchemy's asyncpg adapter raises from a pool's raw connection: no SQLAlchemy type."""
+
+
+async def test_an_outage_that_surfaces_as_no_database_type_is_still_the_outage_s_503(
+    client: AsyncTestClient[Litestar],
+    services: Services,
+    login_as: LoginAs,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async def too_many_clients(*_: object, **__: object) -> None:
+        msg = "TooManyConnectionsError: sorry, too many clients already"
+        raise AdaptedDriverError(msg) from asyncpg.TooManyConnectionsError("sorry, too many clients already")
+
+    await login_as(ADA)
+    monkeypatch.setattr(services.expiry, "expiries", too_many_clients)
+
+    api = await client.get("/agent/memories")
+    page = await client.get("/")
+
+    assert (api.status_code, api.json()) == (503, {"error": DATABASE_UNAVAILABLE})
+    assert api.headers["retry-after"] == "5"
+    assert page.status_code == 503
+    assert "cannot reach its database" in page.text
+    assert "unexpected failure" not in caplog.text, "an outage is one warning line, not a traceback"
+    assert "database unavailable on GET /agent/memories" in caplog.text

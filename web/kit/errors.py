@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import logging
+import sys
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote, urlsplit
@@ -22,6 +23,7 @@ from litestar.datastructures import State
 from litestar.exceptions import HTTPException
 from litestar.plugins.htmx import ClientRedirect
 from litestar.response import Template
+from litestar.types import Logger, Scope
 
 from store.domain.identifiers import id_problem
 from store.domain.scopes import ScopeResolverError
@@ -39,6 +41,7 @@ __all__ = (
     "database_error_handler",
     "error_answer",
     "internal_error_handler",
+    "log_failure",
     "login_required_handler",
     "method_not_allowed_handler",
     "not_found_handler",
@@ -193,15 +196,14 @@ SCOPES_FAILED = (
 
 
 def internal_error_handler(request: Request[Any, Any, State], error: Exception) -> Response[Any]:
-    """A failure nobody foresaw (a 500): logged with its traceback, and answered in OnFile's own words,
-    as a page, a notice for htmx or the JSON APIs' `{"error"}`. A deployment's scope resolver that
-    fails is said as such: its reason (which names the setting) goes to the log and to agent runtimes,
-    never to a person's page."""
+    """A failure nobody foresaw (a 500), answered in OnFile's own words, as a page, a notice for htmx
+    or the JSON APIs' `{"error"}` (`log_failure` logs it). A deployment's scope resolver that fails is
+    said as such: its reason (which names the setting) goes to the log and to agent runtimes, never to
+    a person's page. A database outage, whatever type it surfaced as (a driver's error raised past
+    SQLAlchemy, say), is the outage's 503."""
+    if database_unavailable(error):
+        return database_error_handler(request, error)
     resolver = isinstance(error, ScopeResolverError)
-    if resolver:
-        logger.error("scope resolver failed on %s %s: %s", request.method, request.url.path, error, exc_info=error)
-    else:
-        logger.error("unexpected failure on %s %s", request.method, request.url.path, exc_info=error)
     if _answers_json(request):
         said = f"Nothing was resolved or written: {error}." if resolver else FAILED_JSON
         return Response({"error": said}, status_code=500, media_type=MediaType.JSON, headers=_NO_STORE)
@@ -212,6 +214,20 @@ def internal_error_handler(request: Request[Any, Any, State], error: Exception) 
     else:
         view = ErrorView(500, "That did not work", FAILED, current_page(request), "Look again", "reload")
     return error_answer(request, view)
+
+
+def log_failure(_: Logger, scope: Scope, __: list[str]) -> None:
+    """Litestar's hook for an exception no route answered itself: a failure nobody foresaw is logged
+    with its traceback, once; a database outage is not (its 503 handler logs one warning line for it,
+    as an outage is expected and can last thousands of requests)."""
+    error = sys.exc_info()[1]
+    if error is None or database_unavailable(error):
+        return
+    where = f"{scope.get('method', '')} {scope.get('path', '')}"
+    if isinstance(error, ScopeResolverError):
+        logger.error("scope resolver failed on %s: %s", where, error, exc_info=error)
+    else:
+        logger.error("unexpected failure on %s", where, exc_info=error)
 
 
 def database_error_handler(request: Request[Any, Any, State], error: Exception) -> Response[Any]:
