@@ -18,6 +18,7 @@ from store import Actor
 from store.domain.identifiers import id_problem
 from store.embedding import EmbedderError
 from store.persistence import DATABASE_URL_VARIABLE, printable_url, upgrade
+from store.persistence.engine import connections_accepted
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
 from web.demo.content import DemoRefusedError
 from web.housekeeping import NoDatabaseError, Pruned, existing_database, prune
@@ -197,7 +198,10 @@ def _serve(host: str, port: int, workers: int) -> int:
     settings.require_server_settings()
     _refuse_port_in_use(host, port)
     with _database_errors(settings.database_url):
-        asyncio.run(_starting(_check_database(settings)))
+        accepted = asyncio.run(_starting(_check_database(settings)))
+    warning = pool_warning(accepted, workers, settings.database_pool_size)
+    if warning:
+        print(f"warning: {warning}", file=sys.stderr)
     if workers > 1:
         uvicorn.run("web.asgi:app", host=host, port=port, workers=workers, factory=True)
     else:
@@ -209,16 +213,40 @@ def _serve(host: str, port: int, workers: int) -> int:
     return 0
 
 
-async def _check_database(settings: Settings) -> None:
+async def _check_database(settings: Settings) -> tuple[int, int] | None:
     """Open the database as the server will (SQLite: migrated) and read from it once, so that a
-    database that is down or has no schema stops start-up, not a server answering 503 until it is back."""
+    database that is down or has no schema stops start-up, not a server answering 503 until it is back.
+    How many connections it accepts (`connections_accepted`)."""
     from web.services import open_services
 
     services = await open_services(settings)
     try:
         await services.people.recent(limit=1)
+        return await connections_accepted(services.provider.engine)
     finally:
         await services.close()
+
+
+DATABASE_POOL_SIZE_VARIABLE = "ONFILE_DATABASE_POOL_SIZE"
+
+
+def pool_warning(accepted: tuple[int, int] | None, workers: int, pool_size: int) -> str:
+    """What to say when the workers' pools together may open more connections than the database
+    accepts ("" when they fit): under load the rest would be refused, and every request 503."""
+    if accepted is None:
+        return ""
+    allowed, most = accepted
+    wanted = workers * pool_size
+    if wanted <= allowed:
+        return ""
+    fits = max(1, allowed // workers)
+    return (
+        f"{workers} worker{'s' if workers != 1 else ''} × {DATABASE_POOL_SIZE_VARIABLE}={pool_size} may open "
+        f"{wanted} connections, but PostgreSQL accepts {allowed} (max_connections {most}, less those reserved for "
+        f"superusers): under load OnFile would be refused connections and answer 503. Set "
+        f"{DATABASE_POOL_SIZE_VARIABLE} to {fits} or fewer (fewer still with more hosts or other clients), or "
+        "raise max_connections."
+    )
 
 
 def _prune() -> int:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Connection, Engine, make_url
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 from sqlalchemy.util import await_
@@ -48,6 +48,7 @@ __all__ = (
     "AnchorRefusedError",
     "anchor_outcome",
     "checkpoints_settled",
+    "connections_accepted",
     "database_url_from_environment",
     "defer_statement",
     "in_joined_writes",
@@ -128,6 +129,24 @@ def open_engine(database_url: str, **engine_options: Any) -> AsyncEngine:
 
 def is_sqlite(engine: AsyncEngine | AsyncConnection) -> bool:
     return engine.dialect.name == "sqlite"
+
+
+async def connections_accepted(engine: AsyncEngine) -> tuple[int, int] | None:
+    """How many connections the database server accepts from clients that are not superusers, and its
+    `max_connections` (PostgreSQL); None where there is no such limit (SQLite)."""
+    if is_sqlite(engine):
+        return None
+    async with reading(engine) as connection:
+        row = (
+            await connection.execute(
+                text(
+                    "SELECT current_setting('max_connections')::int, "
+                    "current_setting('superuser_reserved_connections')::int"
+                )
+            )
+        ).one()
+    most, reserved = int(row[0]), int(row[1])
+    return most - reserved, most
 
 
 @asynccontextmanager

@@ -181,3 +181,43 @@ def test_a_database_or_schema_that_is_not_there_is_met_with_what_to_do(reason: s
         raise OperationalError("SELECT 1", {}, Exception(reason))
 
     assert str(refused.value).endswith(f"{reason}{hint}")
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(("workers", "pool", "warned"), [("2", "60", True), ("2", "40", False), ("1", "97", False)])
+def test_serve_warns_when_its_workers_may_open_more_connections_than_postgresql_accepts(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    served: list[dict[str, Any]],
+    postgres_database_url: str,
+    workers: str,
+    pool: str,
+    warned: bool,
+) -> None:
+    monkeypatch.setenv("ONFILE_DATABASE_URL", postgres_database_url)
+    monkeypatch.setenv("ONFILE_DATABASE_POOL_SIZE", pool)
+
+    assert cli.main(["serve", "--port", "8123", "--workers", workers]) == 0
+
+    err = capsys.readouterr().err
+    assert len(served) == 1, "a warning, not a refusal: other hosts and clients are the operator's to count"
+    if warned:
+        assert err.splitlines()[-1] + "\n" == (
+            "warning: 2 workers × ONFILE_DATABASE_POOL_SIZE=60 may open 120 connections, but PostgreSQL accepts 97 "
+            "(max_connections 100, less those reserved for superusers): under load OnFile would be refused "
+            "connections and answer 503. Set ONFILE_DATABASE_POOL_SIZE to 48 or fewer (fewer still with more hosts "
+            "or other clients), or raise max_connections.\n"
+        )
+    else:
+        assert "warning" not in err
+
+
+def test_serve_on_sqlite_has_no_connection_limit_to_warn_of(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str], served: list[dict[str, Any]]
+) -> None:
+    monkeypatch.setenv("ONFILE_DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path}/onfile.sqlite3")
+    monkeypatch.setenv("ONFILE_DATABASE_POOL_SIZE", "500")
+
+    assert cli.main(["serve", "--port", "8123", "--workers", "8"]) == 0
+
+    assert "warning" not in capsys.readouterr().err
