@@ -22,6 +22,7 @@ from store.persistence.engine import connections_accepted
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
 from web.demo.content import DemoRefusedError
 from web.housekeeping import NoDatabaseError, Pruned, existing_database, prune
+from web.kit.words import count_words
 from web.settings import Settings, SettingsError, check_database_url
 
 # asyncpg reports a refused or timed-out connection as an OSError of its own, not wrapped
@@ -259,8 +260,13 @@ def _prune() -> int:
     with _database_errors(settings.database_url):
         pruned = asyncio.run(_starting(pruning()))
     hours = settings.journal_retention_hours
-    print(f"pruned the journals of {pruned.runs} runs begun over {hours} hours ago, and {pruned.sessions} sessions")
-    print(f"removed {pruned.expired} expired memories, and the journals of {pruned.expired_runs} runs that named them")
+    runs, sessions = count_words(pruned.runs, "run", "runs"), count_words(pruned.sessions, "session", "sessions")
+    print(f"pruned the journals of {runs} begun over {hours} hours ago, and {sessions}")
+    expired, named = (
+        count_words(pruned.expired, "expired memory", "expired memories"),
+        count_words(pruned.expired_runs, "run", "runs"),
+    )
+    print(f"removed {expired}, and the journals of {named} that named them")
     return 0
 
 

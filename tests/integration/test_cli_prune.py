@@ -88,7 +88,7 @@ def test_prune_removes_an_expired_memory_and_says_how_many(capsys: pytest.Captur
 
     assert main(["prune"]) == 0
 
-    assert "removed 1 expired memories, and the journals of 0 runs that named them" in capsys.readouterr().out
+    assert "removed 1 expired memory, and the journals of 0 runs that named them" in capsys.readouterr().out
     assert asyncio.run(_texts("sqlite+aiosqlite:///onfile.sqlite3", "short answers please")) == []
     assert main(["prune"]) == 0
     assert "removed 0 expired memories" in capsys.readouterr().out
