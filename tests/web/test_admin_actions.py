@@ -199,7 +199,7 @@ async def test_deleting_asks_first_on_a_page_of_its_own_then_deletes(
     deleted = await client.post("/admin/facts/mem_tone/delete", data={"csrf_token": token}, follow_redirects=False)
 
     step = confirm.one("li", {"data-confirm-delete": "mem_tone"})
-    assert step.one("h3").text == "Delete “tone” for everyone in your organisation?"
+    assert step.one("h2").text == "Delete “tone” for everyone in your organisation?"
     assert step.one("form")["action"] == "/admin/facts/mem_tone/delete"
     assert step.one("a", {"data-action": "cancel"})["href"] == "/admin#fact-mem_tone"
     assert await services.provider.get("mem_tone") is None

@@ -129,7 +129,7 @@ async def test_publishing_asks_first_saying_who_will_be_told_it(
 
     assert page.one("h1").text == "Publish one of your notes?"
     confirm = page.one("li", {"data-confirm-promote": "tenant:berlin"})
-    assert confirm.one("h3").text == "Publish “cutoff” for everyone in your organisation?"
+    assert confirm.one("h2").text == "Publish “cutoff” for everyone in your organisation?"
     assert confirm.one("q").text == "orders close at 14:00"
     consequence = confirm.one(attrs={"data-consequence": True}).text
     assert "the assistant is told this about everyone in your organisation" in consequence
