@@ -184,6 +184,9 @@ async def test_a_file_nested_too_deep_or_holding_half_a_character_is_refused_wit
 
     deep_page = tree(await upload(client, token, deep.encode()))
     assert deep_page.one(attrs={"data-import-error": True}).text.startswith("This is not an OnFile export")
+    field = deep_page.one("input", {"data-import-file": True})
+    assert (field["aria-invalid"], field["aria-describedby"]) == ("true", "import-error"), "the error is the field's"
+    assert "data-import-error" in deep_page.one(attrs={"id": "import-error"}).attrs
     row = tree(await upload(client, token, cut.encode())).one("tr", {"data-import-line": "2"})
     assert row["data-import-action"] == "error"
     assert cell(row, "data-import-reason") == (
