@@ -121,8 +121,21 @@
     }
   }
 
+  // While a notice shows at the foot of the window, the control the keyboard is on scrolls clear of it:
+  // the page's scroll padding (`--notice-space`, in onfile.css) follows the notice's own height, which
+  // a narrow window can make a third of the screen.
+  function keepClearOfNotices(area) {
+    if (!("ResizeObserver" in window)) {
+      return;
+    }
+    new ResizeObserver(function () {
+      const height = Math.ceil(area.getBoundingClientRect().height);
+      document.documentElement.style.setProperty("--notice-space", height > 0 ? height + 32 + "px" : "0px");
+    }).observe(area);
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
-    noticeArea();
+    keepClearOfNotices(noticeArea());
     loadingArea();
   });
 
