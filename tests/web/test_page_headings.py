@@ -5,6 +5,7 @@ reader's outline of it makes sense — including the pages that reuse a part sho
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 import pytest
 from litestar import Litestar
@@ -66,5 +67,5 @@ async def test_a_page_has_one_h1_and_skips_no_heading_level(
     levels = outline(tree(answer))
     assert levels[:1] == [1], levels
     assert levels.count(1) == 1, levels
-    for before, after in zip(levels, levels[1:], strict=False):
+    for before, after in pairwise(levels):
         assert after <= before + 1, f"h{before} then h{after} on {address}: {levels}"
