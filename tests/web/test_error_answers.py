@@ -4,6 +4,8 @@ routes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import asyncpg
 import pytest
 from litestar import Litestar
@@ -220,20 +222,32 @@ async def test_a_method_a_json_route_does_not_take_names_the_ones_it_does(client
     assert sorted(m.strip() for m in answer.headers["allow"].split(",")) == ["OPTIONS", "POST"]
 
 
+Failing = Callable[[BaseException], None]
+
+
+@pytest.fixture
+def expiries_fail(services: Services, monkeypatch: pytest.MonkeyPatch) -> Failing:
+    """Make every read of expiries (which the person's page and the read-back make) raise `error`."""
+
+    def install(error: BaseException) -> None:
+        async def failing(*_: object, **__: object) -> None:
+            raise error
+
+        monkeypatch.setattr(services.expiry, "expiries", failing)
+
+    return install
+
+
 async def test_a_failure_nobody_foresaw_is_said_in_onfile_s_words_and_logged(
     client: AsyncTestClient[Litestar],
     services: Services,
     login_as: LoginAs,
-    monkeypatch: pytest.MonkeyPatch,
+    expiries_fail: Failing,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    async def broken(*_: object, **__: object) -> None:
-        msg = "a bug"
-        raise RuntimeError(msg)
-
     await seed(services, make_record("m_units", "units", "miles"))
     await login_as(ADA)
-    monkeypatch.setattr(services.expiry, "expiries", broken)
+    expiries_fail(RuntimeError("a bug"))
 
     page = await client.get("/?q=units")
     notice = await client.get("/", headers=SHOWN)
@@ -256,18 +270,12 @@ class AdaptedDriverError(Exception):
 
 
 async def test_an_outage_that_surfaces_as_no_database_type_is_still_the_outage_s_503(
-    client: AsyncTestClient[Litestar],
-    services: Services,
-    login_as: LoginAs,
-    monkeypatch: pytest.MonkeyPatch,
-    caplog: pytest.LogCaptureFixture,
+    client: AsyncTestClient[Litestar], login_as: LoginAs, expiries_fail: Failing, caplog: pytest.LogCaptureFixture
 ) -> None:
-    async def too_many_clients(*_: object, **__: object) -> None:
-        msg = "TooManyConnectionsError: sorry, too many clients already"
-        raise AdaptedDriverError(msg) from asyncpg.TooManyConnectionsError("sorry, too many clients already")
-
+    adapted = AdaptedDriverError("TooManyConnectionsError: sorry, too many clients already")
+    adapted.__cause__ = asyncpg.TooManyConnectionsError("sorry, too many clients already")
     await login_as(ADA)
-    monkeypatch.setattr(services.expiry, "expiries", too_many_clients)
+    expiries_fail(adapted)
 
     api = await client.get("/agent/memories")
     page = await client.get("/")
