@@ -70,8 +70,11 @@ _ACCENTS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe
 
 
 def fold(word: str) -> str:
-    """A word as searches compare it: case-folded, without accents, recomposed."""
-    return unicodedata.normalize("NFC", _ACCENTS.sub("", unicodedata.normalize("NFKD", word.casefold())))
+    """A word as searches compare it: case-folded, without accents, recomposed. Case-folded after the
+    compatibility decomposition too, since that is what turns letters with no case of their own (𝐁,
+    ℍ, Ⓐ) into capitals."""
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", word).casefold())
+    return unicodedata.normalize("NFC", _ACCENTS.sub("", decomposed))
 
 
 def word_spans(text: str) -> list[tuple[int, int, str]]:

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from store import Actor, MemoryOrigin
+from store.domain.finding import folded_memory
 from store.in_memory import InMemoryMemoryProvider
 from store.persistence.controls import MemoryControlStore
 from store.persistence.engine import is_sqlite, open_engine
@@ -278,3 +279,32 @@ async def test_downgrading_to_0012_drops_the_expiry_and_keeps_the_memories(engin
     assert "organisation_expiry" not in downgraded["tables"]
     assert [r.key for r in await provider.list(scopes=["actor:ada"], ctx=ctx())] == ["tone"]
     assert await controls.concluded_lifetime("berlin") == (None, False)
+
+
+async def test_upgrading_to_0014_refolds_rows_stored_with_letters_that_have_no_case(engine: AsyncEngine) -> None:
+    """Before 0014, 𝐁𝐨𝐥𝐝 was stored folded as "Bold" (found on SQLite, whose LIKE ignores ASCII case,
+    and not on PostgreSQL): the upgrade stores what a search asks for now, on each backend."""
+    provider = SqlMemoryProvider(engine)
+    origin = MemoryOrigin(author="human", actor_ref="ada")
+    fancy = await provider.write(key="ℍ𝕠𝕥𝕖𝕝", text="𝐁𝐨𝐥𝐝 letters", scope="actor:ada", origin=origin, ctx=ctx())
+    await provider.write(key="plain", text="plain letters", scope="actor:ada", origin=origin, ctx=ctx())
+    await downgrade_engine(engine, "0013")
+    async with engine.begin() as connection:  # as the earlier rule stored it
+        await connection.execute(
+            sa.text(
+                "UPDATE agent_memory SET folded_words = ' Hotel  Bold letters ', sort_key = 'Hotel' WHERE id = :id"
+            ),
+            {"id": fancy.id},
+        )
+
+    await upgrade_engine(engine)
+
+    async with engine.connect() as connection:
+        stored = (await connection.execute(sa.text("SELECT key, folded_words, sort_key FROM agent_memory"))).all()
+    assert sorted((key, words, by) for key, words, by in stored) == sorted(
+        [
+            ("ℍ𝕠𝕥𝕖𝕝", folded_memory("ℍ𝕠𝕥𝕖𝕝", "𝐁𝐨𝐥𝐝 letters"), "hotel"),
+            ("plain", folded_memory("plain", "plain letters"), "plain"),
+        ]
+    )
+    assert "bold" in folded_memory("ℍ𝕠𝕥𝕖𝕝", "𝐁𝐨𝐥𝐝 letters")

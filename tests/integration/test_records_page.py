@@ -39,6 +39,7 @@ RECORDS = [
     record(9, "miles", "the mileage is logged", author="human", actor_ref="bob"),
     record(10, "notes", "no conversation at all", author="human", actor_ref="ada"),
     *(record(n, f"route-{n:03d}", f"route case {n} shipped by van", thread_id="thr_here") for n in range(11, 131)),
+    record(131, "ℍ𝕠𝕥𝕖𝕝", "𝐁𝐨𝐥𝐝 letters have no case of their own", author="human"),
 ]
 
 QUERIES = [
@@ -47,6 +48,9 @@ QUERIES = [
     {"q": "KILOMÈTRES"},
     {"q": "report Thursdays"},
     {"q": "cevapi"},
+    {"q": "hotel"},
+    {"q": "BOLD"},
+    {"q": "𝐁𝐨𝐥𝐝 ℍ"},
     {"q": "strasse"},
     {"q": "boxes"},
     {"q": "miles"},
@@ -137,5 +141,5 @@ async def test_a_page_is_at_most_a_page(stored: SqlMemoryProvider) -> None:
     page = await stored.records_page(ask)
 
     assert len(page.shown["actor:ada"]) == PAGE_SIZE
-    assert page.held == {"actor:ada": 127, "tenant:berlin": 2, "global": 1}
+    assert page.held == {"actor:ada": 128, "tenant:berlin": 2, "global": 1}
     assert sorted(r.id for r in page.contested) == ["mem_001", "mem_002", "mem_003"]
