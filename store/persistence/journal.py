@@ -283,17 +283,21 @@ class RunJournal:
         """Drop every checkpoint of each run for a person that names one of their memories, for each
         `(person, memory id)` (memories that expired): the digests that carried its text, and the
         remember calls that wrote it. The runs are left the same tombstone pruning leaves. How many
-        runs went."""
+        runs went. What the runs' digests were offered is counted first (`memory_use_count`), as
+        pruning counts it, so the person's other memories keep their use."""
         if not mentions:
             return 0
         now = self._clock()
         async with writing(self._engine) as connection:
             run_ids: set[str] = set()
             for actor_id, memory_id in mentions:
-                naming = cast(journal.c.payload, Text).contains(memory_id, autoescape=True)
+                # quoted, as the JSON holds it: `mem_a1` must not find the runs that named `mem_a10`
+                naming = cast(journal.c.payload, Text).contains(f'"{memory_id}"', autoescape=True)
                 theirs = select(journal.c.run_id).where(journal.c.actor_id == actor_id, naming).distinct()
                 run_ids.update(row[0] for row in (await connection.execute(theirs)).all())
             for chunk in _chunks(sorted(run_ids), 500):
+                if self._offered is not None:
+                    await add_use_counts(connection, await self._uses(connection, chunk, self._offered))
                 await connection.execute(delete(journal).where(journal.c.run_id.in_(chunk)))
                 await connection.execute(
                     _tombstones(connection.dialect.name), [{"run_id": r, "pruned_at": now} for r in chunk]

@@ -8,10 +8,12 @@ from datetime import UTC, datetime, timedelta
 
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
+from sqlalchemy import text
 
 from tests.web.builders import ADA, make_record, page_of, seed
 from tests.web.conftest import AGENT_TOKEN, LoginAs
 from tests.web.html_tree import Element
+from web.housekeeping import prune
 from web.services import Services
 
 AUTH = {"Authorization": f"Bearer {AGENT_TOKEN}"}
@@ -58,3 +60,31 @@ async def test_a_deleted_conversation_is_said_so_and_the_count_survives_pruning(
     assert used["data-usage-turns"] == "1"
     assert used.one(attrs={"data-badge": "usage-conversation-gone"}).text == "That conversation was deleted"
     assert used.find("a") is None
+
+
+async def test_a_memory_that_expires_takes_its_runs_journals_but_not_the_other_memories_use(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    """The journals of the runs that named an expired memory go when it is pruned; what those runs were
+    offered is counted first, so the person's other memories still say when they were used."""
+    await seed(services, make_record("m_units", "units", "miles", author="human"))
+    await seed(services, make_record("m_tone", "tone", "short"))
+    await seed(services, make_record("m_tone1", "tone-1", "its id begins with the expiring one's"))
+    await turn(client, "run_1", "thr_1")
+    expired = datetime.now(UTC) - timedelta(minutes=1)
+    async with services.provider.engine.begin() as connection:
+        await connection.execute(text("UPDATE agent_memory SET expires_at = :at WHERE id = 'm_tone'"), {"at": expired})
+    await turn(client, "run_2", "thr_2")  # the expired one is left out: this run does not name it
+
+    pruned = await prune(services)
+
+    await login_as(ADA)
+    page = page_of(await client.get("/"))
+    used = usage_of(page, "m_units")
+    assert (pruned.expired, pruned.expired_runs) == (1, 1)
+    assert used["data-usage-turns"] == "2", "run_1 was counted before its journal went"
+    assert usage_of(page, "m_tone1")["data-usage-turns"] == "2"
+    replay = await client.post(
+        "/agent/runs/run_2/digest", json={"actor": {"id": "ada", "tenantRef": "berlin"}, "text": ""}, headers=AUTH
+    )
+    assert replay.status_code == 200, "a run that never named the expired memory keeps its journal"
