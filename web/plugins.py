@@ -41,14 +41,8 @@ def load_resolver(settings: Settings) -> ScopeResolver:
     if not settings.scope_resolver:
         return DefaultScopeResolver()
     resolver = _load("ONFILE_SCOPE_RESOLVER", settings.scope_resolver)
-    if not isinstance(resolver, ScopeResolver):
+    if not isinstance(resolver, ScopeResolver) or not callable(resolver.resolve):
         msg = f"ONFILE_SCOPE_RESOLVER={settings.scope_resolver} has no async resolve(ctx) method"
-        raise SettingsError(msg)
-    if not inspect.iscoroutinefunction(resolver.resolve):
-        msg = (
-            f"ONFILE_SCOPE_RESOLVER={settings.scope_resolver} has a resolve method that is not async: "
-            "write it as `async def resolve(self, ctx)`"
-        )
         raise SettingsError(msg)
     return CheckedResolver(resolver, settings.scope_resolver)
 
@@ -56,7 +50,9 @@ def load_resolver(settings: Settings) -> ScopeResolver:
 class CheckedResolver:
     """A deployment's resolver, held to what every path relies on: when it raises, or answers what
     cannot be a person's scopes (`resolved_problem`), `ScopeResolverError` names the setting and why,
-    instead of a page that silently shows nobody's memories or a bare 500."""
+    instead of a page that silently shows nobody's memories or a bare 500. Its `resolve` is meant to
+    be async; one that answers at once (a plain `def`, or one wrapped by a decorator that hands back
+    the coroutine) is taken as it answers."""
 
     def __init__(self, resolver: ScopeResolver, named: str) -> None:
         self._resolver = resolver
@@ -69,7 +65,9 @@ class CheckedResolver:
 
     async def resolve(self, ctx: ScopeContext) -> Sequence[str]:
         try:
-            answer: object = await self._resolver.resolve(ctx)
+            answer: object = self._resolver.resolve(ctx)
+            if inspect.isawaitable(answer):
+                answer = await answer
         except Exception as error:
             msg = f"ONFILE_SCOPE_RESOLVER={self._named} failed for {own_scope(ctx.actor)}: {error!r}"
             raise ScopeResolverError(msg) from error

@@ -66,19 +66,32 @@ def resolved_problem(answer: object, actor: Actor) -> str | None:
     """Why `answer`, a resolver's answer for `actor`, cannot be their scopes (one sentence), or None.
 
     It must be a list (or tuple) of strings, and hold the person's own scope: without it everything
-    they own would vanish from their page and their prompt, and they could neither see nor forget it."""
+    they own would vanish from their page and their prompt, and they could neither see nor forget it.
+    It may hold no one else's (another `actor:` token): those are that person's alone."""
     if isinstance(answer, str | bytes) or not isinstance(answer, Sequence):
         return f"it answered {_shown(answer)} ({type(answer).__name__}), not a list of scope tokens"
+    own = own_scope(actor)
     for token in answer:
         if not isinstance(token, str):
             return f"it answered {_shown(token)} ({type(token).__name__}) among its tokens; a scope token is a string"
-    own = own_scope(actor)
+        if "\x00" in token or not _encodable(token):
+            return f"it answered {_shown(token)} among its tokens, which is not text a database can hold"
+        if token.startswith("actor:") and token != own:
+            return f"it answered {_shown(token)}, another person's own scope, whose memories are theirs alone"
     if own not in answer:
         return (
             f"it left out {own}, the person's own scope: without it they could neither see nor forget what is "
             "on file about them"
         )
     return None
+
+
+def _encodable(token: str) -> bool:
+    try:
+        token.encode("utf-8")
+    except UnicodeEncodeError:  # half of a surrogate pair
+        return False
+    return True
 
 
 def _shown(value: object) -> str:

@@ -35,6 +35,12 @@ class EveryoneAdministers:
 SHARED_GATE = EveryoneAdministers()
 
 
+async def test_a_resolver_that_answers_at_once_is_taken_as_it_answers() -> None:
+    resolver = load_resolver(Settings(scope_resolver="tests.unit.test_plugins:SyncResolver"))
+
+    assert tuple(await resolver.resolve(ScopeContext(Actor("ada")))) == ("actor:ada", "global")
+
+
 async def test_a_resolver_class_is_loaded_and_instantiated() -> None:
     resolver = load_resolver(Settings(scope_resolver="tests.unit.test_plugins:DepotResolver"))
 
@@ -60,8 +66,6 @@ async def test_the_defaults_are_the_role_gate_with_the_configured_names_and_the_
         (Settings(scope_resolver="tests.unit.nowhere:Thing"), "cannot be loaded"),
         (Settings(scope_resolver="tests.unit.test_plugins:Missing"), "cannot be loaded"),
         (Settings(scope_resolver="tests.unit.test_plugins:EveryoneAdministers"), "has no async resolve"),
-        (Settings(scope_resolver="tests.unit.test_plugins:SyncResolver"), "resolve method that is not async"),
-        (Settings(scope_resolver="pathlib:Path"), "resolve method that is not async"),
         (Settings(admin_gate="tests.unit.test_plugins:DepotResolver"), "lacks administers"),
     ],
 )

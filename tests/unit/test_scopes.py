@@ -55,8 +55,12 @@ ADA = Actor(id="ada", tenant_ref="berlin")
         (["actor:ada", "x" * 80], None),
         ([["actor:ada"]], "it answered ['actor:ada'] (list) among its tokens; a scope token is a string"),
         ([], "it left out actor:ada, the person's own scope"),
+        (["actor:ada", "actor:max"], "it answered 'actor:max', another person's own scope, whose memories are"),
+        (["actor:ada", "depot:\x00"], "it answered 'depot:\\x00' among its tokens, which is not text a database"),
+        (["actor:ada", "depot:\ud800"], "it answered 'depot:\\ud800' among its tokens, which is not text a"),
+        (["actor:ada", "actors:north", "actor"], None),
         (["depot:spandau", "global"], "it left out actor:ada, the person's own scope"),
-        (["actor:Ada", "global"], "it left out actor:ada, the person's own scope"),
+        (["actor:Ada", "global"], "it answered 'actor:Ada', another person's own scope"),
         ("x" * 100, f"it answered '{'x' * 56}... (str), not a list of scope tokens"),
     ],
 )

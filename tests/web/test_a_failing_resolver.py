@@ -34,6 +34,8 @@ class PickyResolver:
             return "actor:stringy"
         if person == "ownless":
             return ("depot:spandau", "global")
+        if person == "nosy":
+            return ("actor:nosy", "actor:ada", "global")
         return (f"actor:{person}", "depot:spandau", "global")
 
 
@@ -48,6 +50,7 @@ def settings(settings: Settings) -> Settings:
         ("raises", "failed for actor:raises: RuntimeError('the depot directory is down')"),
         ("stringy", "cannot be used for actor:stringy: it answered 'actor:stringy' (str), not a list"),
         ("ownless", "cannot be used for actor:ownless: it left out actor:ownless, the person's own scope"),
+        ("nosy", "cannot be used for actor:nosy: it answered 'actor:ada', another person's own scope"),
     ],
 )
 async def test_a_runtime_is_told_the_resolver_failed_and_nothing_is_journaled(
@@ -76,7 +79,7 @@ async def test_a_working_resolver_serves_the_minted_scope(client: AsyncTestClien
     assert answered.json()["scopes"] == ["actor:ada", "depot:spandau", "global"]
 
 
-@pytest.mark.parametrize("person", ["raises", "stringy", "ownless"])
+@pytest.mark.parametrize("person", ["raises", "stringy", "ownless", "nosy"])
 async def test_the_person_gets_onfile_s_own_page_saying_it_cannot_tell_what_applies(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs, person: str
 ) -> None:
@@ -90,10 +93,23 @@ async def test_the_person_gets_onfile_s_own_page_saying_it_cannot_tell_what_appl
     shown = page_of(page)
     assert shown.one("title").text == "OnFile cannot show this right now · OnFile"
     assert shown.one("h1").text == "OnFile cannot show this right now"
-    assert "cannot tell which memories apply to you" in shown.one(attrs={"data-reason": True}).text
+    assert "cannot tell which memories apply right now" in shown.one(attrs={"data-reason": True}).text
     assert "ONFILE_SCOPE_RESOLVER" not in page.text, "the reason is for whoever runs OnFile, not the page"
     assert "Nothing is on file about you" not in page.text
     assert page_of(notice).one(attrs={"data-problem": "500"})["role"] == "alert"
+
+
+async def test_the_person_s_own_read_back_says_so_without_the_resolver_s_reason(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    await login_as(Actor("raises"))
+
+    answer = await client.get("/agent/memories")
+
+    assert answer.status_code == 500
+    assert answer.json()["error"].startswith("OnFile cannot tell which memories apply right now")
+    assert "ONFILE_SCOPE_RESOLVER" not in answer.text
+    assert "depot directory" not in answer.text
 
 
 async def test_support_previewing_a_person_the_resolver_fails_for_is_told_so(

@@ -189,10 +189,12 @@ FAILED_JSON = (
     "have been carried out; a retry with the same ids is safe."
 )
 SCOPES_FAILED = (
-    "OnFile cannot tell which memories apply to you right now: the part of this deployment that says whose "
+    "OnFile cannot tell which memories apply right now: the part of this deployment that says whose "
     "memories apply to whom failed, so nothing was shown or changed. Whoever runs OnFile has the reason in "
     "their log."
 )
+_AGENT_RUNTIME_PREFIXES = ("/agent/runs/", "/agent/threads/")
+"""The routes only an agent runtime calls (with its token): told why a scope resolver failed."""
 
 
 def internal_error_handler(request: Request[Any, Any, State], error: Exception) -> Response[Any]:
@@ -205,7 +207,10 @@ def internal_error_handler(request: Request[Any, Any, State], error: Exception) 
         return database_error_handler(request, error)
     resolver = isinstance(error, ScopeResolverError)
     if _answers_json(request):
-        said = f"Nothing was resolved or written: {error}." if resolver else FAILED_JSON
+        if resolver and request.url.path.startswith(_AGENT_RUNTIME_PREFIXES):
+            said = f"Nothing was resolved or written: {error}."
+        else:
+            said = SCOPES_FAILED if resolver else FAILED_JSON
         return Response({"error": said}, status_code=500, media_type=MediaType.JSON, headers=_NO_STORE)
     if resolver:
         view = ErrorView(
