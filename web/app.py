@@ -50,6 +50,7 @@ from web.kit.security import (
     bearer_presented,
     csrf_refused,
     refuse_control_characters,
+    refuse_split_ids,
     request_path,
     security_headers,
     security_headers_hook,
@@ -180,6 +181,7 @@ def create_app(
 
     async def before_request(request: Request[Any, Any, State]) -> Response[Any] | None:
         refuse_control_characters(request)
+        refuse_split_ids(request)
         if operators_only(request, settings):
             reason = (
                 f"{request.url.path} is for this server's operators: present one of ONFILE_OPERATOR_TOKENS as "

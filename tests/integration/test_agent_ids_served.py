@@ -65,6 +65,13 @@ async def test_an_address_that_is_not_utf8_or_splits_an_id_is_refused_naming_the
         too_long = await client.post(f"/agent/runs/{'r' * 201}/digest", json=body)
         thread_too_long = await client.delete(f"/agent/threads/{'t' * 201}")
         thread_slash = await client.delete("/agent/threads/a%2Fb")
+        trailing = [
+            await client.post("/agent/runs/a%2F/digest", json=body),
+            await client.delete("/agent/threads/thrx%2F"),
+            await client.delete("/agent/threads/thrx%2F%2F"),
+            await client.post("/agent/runs/a%2f/remember", json={"callId": "c", "key": "k", "fact": "f"}),
+        ]
+        run_a = await client.post("/agent/runs/a/digest", json={"actor": {"id": "max"}})
         elsewhere = await client.post("/agent/nothing/a%2Fb", json=body)
 
     assert not_utf8.status_code == other_bytes.status_code == 400
@@ -79,3 +86,7 @@ async def test_an_address_that_is_not_utf8_or_splits_an_id_is_refused_naming_the
     assert thread_slash.status_code == 400
     assert thread_slash.json()["error"].startswith("threadId contains '/'")
     assert elsewhere.status_code == 404
+    for answer in trailing:  # the router reads `a%2F` as `a`: refused before the route acts on another id
+        assert answer.status_code == 400, answer.text
+        assert answer.json()["error"].split(" ", 1)[0] in {"runId", "threadId"}
+    assert run_a.status_code == 200, "run a was never touched"

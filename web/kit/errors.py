@@ -16,7 +16,7 @@ import logging
 import sys
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import quote, urlsplit
 
 from litestar import MediaType, Request, Response
 from litestar.datastructures import State
@@ -25,10 +25,9 @@ from litestar.plugins.htmx import ClientRedirect
 from litestar.response import Template
 from litestar.types import Logger, Scope
 
-from store.domain.identifiers import id_problem
 from store.domain.scopes import ScopeResolverError
 from store.persistence.outage import database_unavailable
-from web.kit.security import safe_next_path
+from web.kit.security import safe_next_path, split_id_problem
 
 __all__ = (
     "CSRF_REFUSED",
@@ -121,7 +120,7 @@ def not_found_handler(request: Request[Any, Any, State], error: HTTPException) -
     """An address that names nothing: a page (a notice for htmx) leading home; on the JSON routes the
     APIs' `{"error"}`."""
     if _answers_json(request):  # the JSON APIs' one shape for a refusal
-        split = _split_id(request)
+        split = split_id_problem(request)
         if split is not None:
             return Response({"error": split}, status_code=400, media_type=MediaType.JSON)
         said = f"Nothing is at {request.method} {request.url.path}; /schema/openapi.json lists what is."
@@ -129,21 +128,6 @@ def not_found_handler(request: Request[Any, Any, State], error: HTTPException) -
     message = "The link may be out of date, or the address mistyped: nothing in OnFile is found at it."
     view = ErrorView(404, "There is nothing at this address", message, "/", "Go to what's on file about you", "home")
     return error_answer(request, view)
-
-
-_ADDRESSED_IDS = {"runs": "runId", "threads": "threadId"}
-
-
-def _split_id(request: Request[Any, Any, State]) -> str | None:
-    """Why an agent address found nothing when it is because a run or thread id in it holds an encoded
-    '/' (`/agent/runs/a%2Fb/digest`), which the router reads as two segments: the API's 400 naming the
-    id, as for the same id in a body. None for any other address."""
-    raw = request.scope.get("raw_path") or b""
-    segments = raw.decode("latin-1").split("/")
-    if len(segments) < 4 or segments[1] != "agent" or segments[2] not in _ADDRESSED_IDS:
-        return None
-    value = unquote(segments[3], errors="replace")
-    return id_problem(_ADDRESSED_IDS[segments[2]], value, in_address=True) if "/" in value else None
 
 
 def method_not_allowed_handler(request: Request[Any, Any, State], error: HTTPException) -> Response[Any]:

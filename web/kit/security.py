@@ -6,7 +6,7 @@ import hmac
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from litestar import Request
 from litestar.connection import ASGIConnection
@@ -14,6 +14,7 @@ from litestar.datastructures import State
 from litestar.exceptions import ValidationException
 from litestar.types import BeforeMessageSendHookHandler, Message, Scope
 
+from store.domain.identifiers import id_problem
 from web.kit.identity.sessions import SESSION_COOKIE, csrf_token
 from web.settings import Settings
 
@@ -25,10 +26,12 @@ __all__ = (
     "content_security_policy",
     "csrf_refused",
     "refuse_control_characters",
+    "refuse_split_ids",
     "request_path",
     "safe_next_path",
     "security_headers",
     "security_headers_hook",
+    "split_id_problem",
 )
 
 CSRF_HEADER = "x-csrf-token"
@@ -112,6 +115,29 @@ def refuse_control_characters(request: Request[object, object, State]) -> None:
     looks it up (a 400, in the shape the route answers invalid input with)."""
     if _CONTROL.search(request_path(request)):
         raise ValidationException(detail=CONTROL_IN_ADDRESS)
+
+
+_ADDRESSED_IDS = {"runs": "runId", "threads": "threadId"}
+
+
+def split_id_problem(request: Request[Any, Any, State]) -> str | None:
+    """Why an agent address cannot be answered when a run or thread id in it holds an encoded '/': the
+    router reads `/agent/runs/a%2Fb/digest` as two segments (nothing there), and `a%2F` as `a`, another
+    run. The API's 400 naming the id, as for the same id in a body; None for any other address."""
+    raw = request.scope.get("raw_path") or b""
+    segments = raw.decode("latin-1").split("/")
+    if len(segments) < 4 or segments[1] != "agent" or segments[2] not in _ADDRESSED_IDS:
+        return None
+    value = unquote(segments[3], errors="replace")
+    return id_problem(_ADDRESSED_IDS[segments[2]], value, in_address=True) if "/" in value else None
+
+
+def refuse_split_ids(request: Request[Any, Any, State]) -> None:
+    """A run or thread id holding an encoded '/' is refused before its route acts on what the router
+    made of it (`split_id_problem`)."""
+    problem = split_id_problem(request)
+    if problem is not None:
+        raise ValidationException(detail=problem)
 
 
 def safe_next_path(candidate: str | None) -> str:
