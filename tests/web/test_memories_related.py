@@ -270,3 +270,28 @@ def test_the_way_of_matching_is_written_into_the_address_unless_it_is_the_defaul
     given: dict[str, str], href: str
 ) -> None:
     assert MemoryQuery.parse(**given).href() == href
+
+
+async def test_a_filter_that_keeps_all_of_the_closest_shows_them_in_the_assistant_s_order(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    """More keys than the assistant's ranking window, each holding the searched words a different
+    number of times: a filter that keeps every one of the closest changes neither which nor their order."""
+    depots = [
+        make_record(f"m_{i:03d}", f"depot-{i:03d}", " ".join(["depot case"] * (1 + i % 7) + [f"number {i}"]))
+        for i in range(90)
+    ]
+    await seed(
+        services,
+        *depots,
+        make_record("m_greeting", "greeting", "formal greetings", "tenant:berlin", author="human", actor_ref="lena"),
+    )
+    await login_as(ADA)
+
+    everything = shown(page_of(await client.get("/?q=depot+case+7&match=related")))
+    own = shown(page_of(await client.get("/?q=depot+case+7&match=related&group=you")))
+    by_assistant = shown(page_of(await client.get("/?q=depot+case+7&match=related&author=assistant")))
+
+    assert len(everything) == RELATED_LIMIT
+    assert own == everything
+    assert by_assistant == everything

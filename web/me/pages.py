@@ -44,6 +44,7 @@ from litestar.response import Redirect, Template
 from store import DigestEntry, ScopeContext, own_scope
 from store.domain.administration import promotion_targets
 from store.domain.forgetting import Choice, chosen_reach
+from store.domain.recall import RANKING_WINDOW
 from store.memory import NOT_ON_FILE, related_keys, scopes_on_file
 from store.persistence.registry import Origin
 from web.kit.identity.elevation import ROLES_UNCONFIRMED, Elevation
@@ -343,10 +344,17 @@ async def selected(visit: Visit, found: OnFile, query: MemoryQuery) -> tuple[Sel
     it), and for a filter by origin the origins among every record's that still resolve."""
     ctx = ScopeContext(actor=visit.viewer.actor)
     related: tuple[str, ...] = ()
-    if query.related:  # under a filter, ranked over every key, so the closest it keeps can be shown
-        narrowed = query.author or query.origin or query.group
-        limit = max(RELATED_LIMIT, len({r.key for r in found.records})) if narrowed else RELATED_LIMIT
-        related = await related_keys(visit.services.memory, ctx, query.text, limit)
+    if query.related and (query.author or query.origin or query.group):
+        # Under a filter the closest it keeps are shown: the assistant's own order as far as it ranks
+        # (its window), then every other key by a ranking over them all, so the filter has them to keep.
+        memory = visit.services.memory
+        ranked = await related_keys(memory, ctx, query.text, RANKING_WINDOW)
+        keys = max(RANKING_WINDOW, len({r.key for r in found.records}))
+        more = len(ranked) == RANKING_WINDOW and keys > RANKING_WINDOW
+        beyond = await related_keys(memory, ctx, query.text, keys) if more else ()
+        related = tuple(dict.fromkeys((*ranked, *beyond)))
+    elif query.related:
+        related = await related_keys(visit.services.memory, ctx, query.text, RELATED_LIMIT)
     # A filter by origin asks about every record's origin, in one query; otherwise only the shown ones'.
     every = await resolving_origins(visit.services, listed_records(found)) if query.origin else None
     return select_entries(found, visit.viewer.actor, query, related, every), every
