@@ -214,7 +214,7 @@ def _serve(host: str, port: int, workers: int) -> int:
     return 0
 
 
-async def _check_database(settings: Settings) -> tuple[int, int] | None:
+async def _check_database(settings: Settings) -> tuple[int, str] | None:
     """Open the database as the server will (SQLite: migrated) and read from it once, so that a
     database that is down or has no schema stops start-up, not a server answering 503 until it is back.
     How many connections it accepts (`connections_accepted`)."""
@@ -231,22 +231,27 @@ async def _check_database(settings: Settings) -> tuple[int, int] | None:
 DATABASE_POOL_SIZE_VARIABLE = "ONFILE_DATABASE_POOL_SIZE"
 
 
-def pool_warning(accepted: tuple[int, int] | None, workers: int, pool_size: int) -> str:
+def pool_warning(accepted: tuple[int, str] | None, workers: int, pool_size: int) -> str:
     """What to say when the workers' pools together may open more connections than the database
     accepts ("" when they fit): under load the rest would be refused, and every request 503."""
     if accepted is None:
         return ""
-    allowed, most = accepted
+    allowed, limit = accepted
     wanted = workers * pool_size
     if wanted <= allowed:
         return ""
-    fits = max(1, allowed // workers)
+    fits = allowed // workers
+    if fits:
+        advice = (
+            f"Set {DATABASE_POOL_SIZE_VARIABLE} to {fits} or fewer (fewer still with more hosts or other clients), "
+            "or raise that limit."
+        )
+    else:
+        advice = f"Run at most {allowed} workers with {DATABASE_POOL_SIZE_VARIABLE}=1, or raise that limit."
     return (
         f"{workers} worker{'s' if workers != 1 else ''} × {DATABASE_POOL_SIZE_VARIABLE}={pool_size} may open "
-        f"{wanted} connections, but PostgreSQL accepts {allowed} (max_connections {most}, less those reserved for "
-        f"superusers): under load OnFile would be refused connections and answer 503. Set "
-        f"{DATABASE_POOL_SIZE_VARIABLE} to {fits} or fewer (fewer still with more hosts or other clients), or "
-        "raise max_connections."
+        f"{wanted} connections, but PostgreSQL accepts {allowed} ({limit}): under load OnFile would be refused "
+        f"connections and answer 503. {advice}"
     )
 
 

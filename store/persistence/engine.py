@@ -131,9 +131,11 @@ def is_sqlite(engine: AsyncEngine | AsyncConnection) -> bool:
     return engine.dialect.name == "sqlite"
 
 
-async def connections_accepted(engine: AsyncEngine) -> tuple[int, int] | None:
-    """How many connections the database server accepts from clients that are not superusers, and its
-    `max_connections` (PostgreSQL); None where there is no such limit (SQLite)."""
+async def connections_accepted(engine: AsyncEngine) -> tuple[int, str] | None:
+    """How many connections the database server accepts from the user OnFile signs in as, and which
+    limit says so (PostgreSQL: `max_connections` less the slots kept for superusers, or the role's or
+    the database's own CONNECTION LIMIT, whichever is least; a superuser has every slot and no such
+    limit); None where there is no limit (SQLite)."""
     if is_sqlite(engine):
         return None
     async with reading(engine) as connection:
@@ -141,12 +143,21 @@ async def connections_accepted(engine: AsyncEngine) -> tuple[int, int] | None:
             await connection.execute(
                 text(
                     "SELECT current_setting('max_connections')::int, "
-                    "current_setting('superuser_reserved_connections')::int"
+                    "current_setting('superuser_reserved_connections')::int, r.rolsuper, r.rolconnlimit, "
+                    "d.datconnlimit FROM pg_roles AS r, pg_database AS d "
+                    "WHERE r.rolname = current_user AND d.datname = current_database()"
                 )
             )
         ).one()
-    most, reserved = int(row[0]), int(row[1])
-    return most - reserved, most
+    most, reserved, superuser, role_limit, database_limit = row
+    if superuser:
+        return int(most), f"max_connections {most}"
+    limits = [(int(most) - int(reserved), f"max_connections {most}, less those reserved for superusers")]
+    if role_limit >= 0:
+        limits.append((int(role_limit), f"the CONNECTION LIMIT of the role OnFile signs in as, {role_limit}"))
+    if database_limit >= 0:
+        limits.append((int(database_limit), f"the database's CONNECTION LIMIT, {database_limit}"))
+    return min(limits, key=lambda limit: limit[0])
 
 
 @asynccontextmanager

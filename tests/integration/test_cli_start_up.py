@@ -3,6 +3,7 @@ any password masked and a non-zero exit: never a traceback, never a server that 
 
 from __future__ import annotations
 
+import asyncio
 import socket
 from collections.abc import Sequence
 from pathlib import Path
@@ -10,8 +11,11 @@ from typing import Any
 
 import pytest
 import uvicorn
+from sqlalchemy import text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
+from store.persistence import open_engine
 from web import cli
 from web.demo.oidc_mock import free_port
 
@@ -184,7 +188,7 @@ def test_a_database_or_schema_that_is_not_there_is_met_with_what_to_do(reason: s
 
 
 @pytest.mark.postgres
-@pytest.mark.parametrize(("workers", "pool", "warned"), [("2", "60", True), ("2", "40", False), ("1", "97", False)])
+@pytest.mark.parametrize(("workers", "pool", "warned"), [("2", "60", True), ("2", "50", False), ("1", "100", False)])
 def test_serve_warns_when_its_workers_may_open_more_connections_than_postgresql_accepts(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
@@ -202,11 +206,11 @@ def test_serve_warns_when_its_workers_may_open_more_connections_than_postgresql_
     err = capsys.readouterr().err
     assert len(served) == 1, "a warning, not a refusal: other hosts and clients are the operator's to count"
     if warned:
-        assert err.splitlines()[-1] + "\n" == (
-            "warning: 2 workers × ONFILE_DATABASE_POOL_SIZE=60 may open 120 connections, but PostgreSQL accepts 97 "
-            "(max_connections 100, less those reserved for superusers): under load OnFile would be refused "
-            "connections and answer 503. Set ONFILE_DATABASE_POOL_SIZE to 48 or fewer (fewer still with more hosts "
-            "or other clients), or raise max_connections.\n"
+        assert err.splitlines()[-1] + "\n" == (  # the tests' server signs OnFile in as a superuser
+            "warning: 2 workers × ONFILE_DATABASE_POOL_SIZE=60 may open 120 connections, but PostgreSQL accepts 100 "
+            "(max_connections 100): under load OnFile would be refused connections and answer 503. Set "
+            "ONFILE_DATABASE_POOL_SIZE to 50 or fewer (fewer still with more hosts or other clients), or raise that "
+            "limit.\n"
         )
     else:
         assert "warning" not in err
@@ -221,3 +225,76 @@ def test_serve_on_sqlite_has_no_connection_limit_to_warn_of(
     assert cli.main(["serve", "--port", "8123", "--workers", "8"]) == 0
 
     assert "warning" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("accepted", "workers", "pool", "said"),
+    [
+        (None, 8, 500, ""),
+        ((17, "max_connections 20, less those reserved for superusers"), 2, 8, ""),
+        (
+            (4, "the CONNECTION LIMIT of the role OnFile signs in as, 4"),
+            2,
+            8,
+            "2 workers × ONFILE_DATABASE_POOL_SIZE=8 may open 16 connections, but PostgreSQL accepts 4 (the CONNECTION "
+            "LIMIT of the role OnFile signs in as, 4): under load OnFile would be refused connections and answer 503. "
+            "Set ONFILE_DATABASE_POOL_SIZE to 2 or fewer (fewer still with more hosts or other clients), or raise "
+            "that limit.",
+        ),
+        (
+            (17, "max_connections 20, less those reserved for superusers"),
+            18,
+            1,
+            "18 workers × ONFILE_DATABASE_POOL_SIZE=1 may open 18 connections, but PostgreSQL accepts 17 "
+            "(max_connections 20, less those reserved for superusers): under load OnFile would be refused connections "
+            "and answer 503. Run at most 17 workers with ONFILE_DATABASE_POOL_SIZE=1, or raise that limit.",
+        ),
+        ((40, "max_connections 40"), 1, 41, "1 worker × ONFILE_DATABASE_POOL_SIZE=41 may open 41 connections"),
+    ],
+)
+def test_the_pool_warning_names_the_limit_and_what_fits_under_it(
+    accepted: tuple[int, str] | None, workers: int, pool: int, said: str
+) -> None:
+    assert cli.pool_warning(accepted, workers, pool).startswith(said)
+    assert bool(cli.pool_warning(accepted, workers, pool)) == bool(said)
+
+
+@pytest.mark.postgres
+def test_serve_warns_of_the_connection_limit_of_the_role_it_signs_in_as(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    served: list[dict[str, Any]],
+    postgres_database_url: str,
+) -> None:
+    url = make_url(postgres_database_url)
+    role = f"onfile_limited_{url.database}"
+
+    async def make_role(statements: Sequence[str]) -> None:
+        engine = open_engine(postgres_database_url)
+        try:
+            async with engine.begin() as connection:
+                for statement in statements:
+                    await connection.execute(text(statement))
+        finally:
+            await engine.dispose()
+
+    asyncio.run(
+        make_role(
+            [
+                f"CREATE ROLE {role} LOGIN CONNECTION LIMIT 6",
+                f"GRANT SELECT, INSERT, UPDATE, DELETE ON ALL TABLES IN SCHEMA public TO {role}",
+            ]
+        )
+    )
+    try:
+        monkeypatch.setenv("ONFILE_DATABASE_URL", url.set(username=role).render_as_string(hide_password=False))
+        monkeypatch.setenv("ONFILE_DATABASE_POOL_SIZE", "4")
+
+        assert cli.main(["serve", "--port", "8123", "--workers", "2"]) == 0
+
+        warning = capsys.readouterr().err.splitlines()[-1]
+        assert warning.startswith("warning: 2 workers × ONFILE_DATABASE_POOL_SIZE=4 may open 8 connections, but ")
+        assert "accepts 6 (the CONNECTION LIMIT of the role OnFile signs in as, 6)" in warning
+        assert "Set ONFILE_DATABASE_POOL_SIZE to 3 or fewer" in warning
+    finally:
+        asyncio.run(make_role([f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {role}", f"DROP ROLE {role}"]))
