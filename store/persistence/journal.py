@@ -32,7 +32,7 @@ from store.persistence.engine import (
 from store.persistence.keyed import KeyedStatement, key_chunks
 from store.persistence.tables import PrunedRunRow, RunCheckpointRow, table_of
 from store.persistence.types import UtcDateTime, utc_now
-from store.persistence.usage import add_use_counts, delete_use_counts
+from store.persistence.usage import add_use_counts, delete_memories_use_counts, delete_use_counts
 
 __all__ = ("RunJournal", "RunPrunedError")
 
@@ -284,10 +284,12 @@ class RunJournal:
         `(person, memory id)` (memories that expired): the digests that carried its text, and the
         remember calls that wrote it. The runs are left the same tombstone pruning leaves. How many
         runs went. What the runs' digests were offered is counted first (`memory_use_count`), as
-        pruning counts it, so the person's other memories keep their use."""
+        pruning counts it, so the person's other memories keep their use; the expired memories' own
+        counts go with them."""
         if not mentions:
             return 0
         now = self._clock()
+        gone = set(mentions)
         async with writing(self._engine) as connection:
             run_ids: set[str] = set()
             for actor_id, memory_id in mentions:
@@ -297,11 +299,13 @@ class RunJournal:
                 run_ids.update(row[0] for row in (await connection.execute(theirs)).all())
             for chunk in _chunks(sorted(run_ids), 500):
                 if self._offered is not None:
-                    await add_use_counts(connection, await self._uses(connection, chunk, self._offered))
+                    uses = await self._uses(connection, chunk, self._offered)
+                    await add_use_counts(connection, [use for use in uses if (use[0], use[1]) not in gone])
                 await connection.execute(delete(journal).where(journal.c.run_id.in_(chunk)))
                 await connection.execute(
                     _tombstones(connection.dialect.name), [{"run_id": r, "pruned_at": now} for r in chunk]
                 )
+            await delete_memories_use_counts(connection, gone)
         return len(run_ids)
 
 

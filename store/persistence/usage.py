@@ -18,7 +18,7 @@ from store.domain.usage import Counted
 from store.persistence.keyed import KeyedStatement, key_chunks
 from store.persistence.tables import MemoryUseCountRow, table_of
 
-__all__ = ("UsageCounts", "add_use_counts", "delete_use_counts")
+__all__ = ("UsageCounts", "add_use_counts", "delete_memories_use_counts", "delete_use_counts")
 
 counts = table_of(MemoryUseCountRow)
 _AT_ONCE = 500
@@ -99,3 +99,16 @@ async def add_use_counts(connection: AsyncConnection, uses: Iterable[tuple[str, 
 async def delete_use_counts(connection: AsyncConnection, person_id: str) -> None:
     """Every count of the person's use (their erasure)."""
     await connection.execute(delete(counts).where(counts.c.person_id == person_id))
+
+
+async def delete_memories_use_counts(connection: AsyncConnection, memories: Iterable[tuple[str, str]]) -> None:
+    """The counts of each (person, memory)'s use, for memories that are gone (expired and pruned)."""
+    by_person: dict[str, list[str]] = {}
+    for person_id, memory_id in memories:
+        by_person.setdefault(person_id, []).append(memory_id)
+    for person_id, memory_ids in by_person.items():
+        for at in range(0, len(memory_ids), 500):
+            chunk = memory_ids[at : at + 500]
+            await connection.execute(
+                delete(counts).where(counts.c.person_id == person_id, counts.c.memory_id.in_(chunk))
+            )

@@ -84,6 +84,9 @@ async def test_a_memory_that_expires_takes_its_runs_journals_but_not_the_other_m
     assert (pruned.expired, pruned.expired_runs) == (1, 1)
     assert used["data-usage-turns"] == "2", "run_1 was counted before its journal went"
     assert usage_of(page, "m_tone1")["data-usage-turns"] == "2"
+    async with services.provider.engine.connect() as connection:
+        counted = await connection.execute(text("SELECT count(*) FROM memory_use_count WHERE memory_id = 'm_tone'"))
+        assert counted.scalar_one() == 0, "the expired memory's own use goes with it"
     replay = await client.post(
         "/agent/runs/run_2/digest", json={"actor": {"id": "ada", "tenantRef": "berlin"}, "text": ""}, headers=AUTH
     )
