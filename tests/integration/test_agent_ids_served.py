@@ -70,6 +70,12 @@ async def test_an_address_that_is_not_utf8_or_splits_an_id_is_refused_naming_the
             await client.delete("/agent/threads/thrx%2F"),
             await client.delete("/agent/threads/thrx%2F%2F"),
             await client.post("/agent/runs/a%2f/remember", json={"callId": "c", "key": "k", "fact": "f"}),
+            # written otherwise, the router still reaches the routes: the check is the raw address's
+            await client.post(f"{server.base_url}//agent/runs/a%2F/digest", json=body),
+            await client.post("/agent/%72uns/a%2F/digest", json=body),
+            await client.post("/%61gent/runs/a%2F/digest", json=body),
+            await client.post("/agent/runs%2Fa%2F/digest", json=body),
+            await client.delete(f"{server.base_url}//agent/threads/thrx%2F"),
         ]
         run_a = await client.post("/agent/runs/a/digest", json={"actor": {"id": "max"}})
         elsewhere = await client.post("/agent/nothing/a%2Fb", json=body)

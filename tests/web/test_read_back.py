@@ -136,6 +136,19 @@ async def test_an_address_the_read_back_cannot_take_is_refused_in_its_error_shap
     assert list(unknown.json()) == ["error"]
 
 
+async def test_forgetting_an_id_sent_with_an_encoded_slash_forgets_nothing(
+    client: AsyncTestClient[Litestar], login_as: LoginAs, services: Services
+) -> None:
+    await seed(services, record("mem_1", "tone", "short answers", "actor:ada"))
+    token = await login_as(ADA)
+
+    refused = await client.delete("/agent/memories/mem_1%2F", headers={"X-CSRF-Token": token})
+
+    assert refused.status_code == 400
+    assert refused.json()["error"].startswith("memory id contains '/' (sent as %2F)")
+    assert [m["id"] for m in (await client.get("/agent/memories")).json()] == ["mem_1"]
+
+
 @pytest.mark.parametrize(
     ("thread", "said"),
     [

@@ -132,12 +132,24 @@ def split_id_problem(request: Request[Any, Any, State]) -> str | None:
     return id_problem(_ADDRESSED_IDS[segments[2]], value, in_address=True) if "/" in value else None
 
 
+_PATH_NAMES = {"run_id": "runId", "thread_id": "threadId"}
+"""An address's parameters as the agent API names them in a body."""
+
+
 def refuse_split_ids(request: Request[Any, Any, State]) -> None:
-    """A run or thread id holding an encoded '/' is refused before its route acts on what the router
-    made of it (`split_id_problem`)."""
-    problem = split_id_problem(request)
-    if problem is not None:
-        raise ValidationException(detail=problem)
+    """An address holding an encoded '/' (`%2F`) is refused before its route acts on what the router
+    made of it: it decodes the '/' into a separator and folds the empty segments, so `a%2F` reached the
+    route as `a` — another run, thread or memory than the one sent — whichever way the rest of the
+    address was written. No id OnFile stores holds a '/'. The 400 names the address's id."""
+    raw = request.scope.get("raw_path") or b""
+    if b"%2f" not in raw.lower():
+        return
+    named = [_PATH_NAMES.get(name, name.replace("_", " ")) for name in request.path_params]
+    said = named[0] if named else "The address"
+    raise ValidationException(
+        detail=f"{said} contains '/' (sent as %2F), which an address cannot carry inside one segment; use "
+        "another separator."
+    )
 
 
 def safe_next_path(candidate: str | None) -> str:
