@@ -7,13 +7,16 @@ eventually differ, and the difference would be a privacy bug.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
+from store.domain.identifiers import MAX_ID_CHARS
 from store.domain.types import Actor, ScopeContext
 
 __all__ = (
     "GLOBAL_SCOPE",
+    "MAX_TOKEN_CHARS",
     "DefaultScopeResolver",
     "ScopeResolver",
     "ScopeResolverError",
@@ -25,6 +28,10 @@ __all__ = (
 )
 
 GLOBAL_SCOPE = "global"
+MAX_TOKEN_CHARS = 2 * MAX_ID_CHARS
+"""The longest scope token a resolver may answer: a kind and an id (`tenant:<organisation>`)."""
+_NOT_TEXT = frozenset({"Cc", "Cs"})
+"""Control characters and halves of surrogate pairs: nothing a token, shown or stored, may hold."""
 
 
 def own_scope(actor: Actor) -> str:
@@ -74,24 +81,20 @@ def resolved_problem(answer: object, actor: Actor) -> str | None:
     for token in answer:
         if not isinstance(token, str):
             return f"it answered {_shown(token)} ({type(token).__name__}) among its tokens; a scope token is a string"
-        if "\x00" in token or not _encodable(token):
-            return f"it answered {_shown(token)} among its tokens, which is not text a database can hold"
+        if len(token) > MAX_TOKEN_CHARS:
+            return f"it answered a token {len(token):,} characters long; a scope token is at most {MAX_TOKEN_CHARS}"
+        if any(unicodedata.category(character) in _NOT_TEXT for character in token):
+            return f"it answered {_shown(token)} among its tokens, which holds a control character or half of one"
         if token.startswith("actor:") and token != own:
-            return f"it answered {_shown(token)}, another person's own scope, whose memories are theirs alone"
+            return (
+                f"it answered {_shown(token)}, an actor scope that is not {own}: a person's own scope is theirs alone"
+            )
     if own not in answer:
         return (
             f"it left out {own}, the person's own scope: without it they could neither see nor forget what is "
             "on file about them"
         )
     return None
-
-
-def _encodable(token: str) -> bool:
-    try:
-        token.encode("utf-8")
-    except UnicodeEncodeError:  # half of a surrogate pair
-        return False
-    return True
 
 
 def _shown(value: object) -> str:

@@ -50,7 +50,7 @@ def settings(settings: Settings) -> Settings:
         ("raises", "failed for actor:raises: RuntimeError('the depot directory is down')"),
         ("stringy", "cannot be used for actor:stringy: it answered 'actor:stringy' (str), not a list"),
         ("ownless", "cannot be used for actor:ownless: it left out actor:ownless, the person's own scope"),
-        ("nosy", "cannot be used for actor:nosy: it answered 'actor:ada', another person's own scope"),
+        ("nosy", "cannot be used for actor:nosy: it answered 'actor:ada', an actor scope that is not actor:nosy"),
     ],
 )
 async def test_a_runtime_is_told_the_resolver_failed_and_nothing_is_journaled(
