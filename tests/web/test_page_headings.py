@@ -69,3 +69,18 @@ async def test_a_page_has_one_h1_and_skips_no_heading_level(
     assert levels.count(1) == 1, levels
     for before, after in pairwise(levels):
         assert after <= before + 1, f"h{before} then h{after} on {address}: {levels}"
+
+
+@pytest.mark.parametrize(
+    ("address", "heading"),
+    [
+        ("/memories/forget-chosen?all=1&back=/", "Forget all that match"),
+        ("/memories/forget-chosen?id=m_units&back=/", "Forget what you ticked"),
+    ],
+)
+async def test_the_forget_question_s_page_says_how_the_memories_were_chosen(
+    client: AsyncTestClient[Litestar], login_as: LoginAs, address: str, heading: str
+) -> None:
+    await login_as(ADA)
+
+    assert tree(await client.get(address)).one("h1").text == heading
