@@ -158,6 +158,9 @@ async def test_under_a_filter_related_shows_the_closest_the_filter_keeps_not_wha
     assert shown(organisation) == ["m_greeting"]
     assert shown(you_wrote) == ["m_said"]
     assert shown(gone) == ["m_gone"]
+    assert gone.one(attrs={"data-ranking": "related"}).text.endswith(
+        "Showing the closest one, within your other filters."
+    )
 
 
 @pytest.mark.usefixtures("distances")

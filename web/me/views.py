@@ -330,6 +330,8 @@ def _ranking(selection: Selection) -> RankingView | None:
     shown = (
         f"Showing all {count_words(selection.total)} on file, closest first{within}"
         if ranked >= selection.keys
+        else f"Showing the closest one{within}"
+        if ranked == 1
         else f"Showing the {ranked:,} closest{within}"
     )
     lead = "Ranked by how close in meaning each memory is to your search, as the assistant ranks them."
