@@ -147,6 +147,7 @@ async def test_forgetting_an_id_sent_with_an_encoded_slash_forgets_nothing(
     assert refused.status_code == 400
     assert refused.json()["error"].startswith("memory id contains '/' (sent as %2F)")
     assert [m["id"] for m in (await client.get("/agent/memories")).json()] == ["mem_1"]
+    assert (await client.get("/?q=km%2Fh")).status_code == 200, "a '/' in the query is only a search's"
 
 
 @pytest.mark.parametrize(

@@ -120,12 +120,18 @@ def refuse_control_characters(request: Request[object, object, State]) -> None:
 _ADDRESSED_IDS = {"runs": "runId", "threads": "threadId"}
 
 
+def _raw_path(request: Request[Any, Any, State]) -> bytes:
+    """The address's path as it was sent, still encoded: the ASGI `raw_path`, without the query some
+    servers and test clients leave on it."""
+    raw: bytes = request.scope.get("raw_path") or b""
+    return raw.split(b"?", 1)[0]
+
+
 def split_id_problem(request: Request[Any, Any, State]) -> str | None:
     """Why an agent address cannot be answered when a run or thread id in it holds an encoded '/': the
     router reads `/agent/runs/a%2Fb/digest` as two segments (nothing there), and `a%2F` as `a`, another
     run. The API's 400 naming the id, as for the same id in a body; None for any other address."""
-    raw = request.scope.get("raw_path") or b""
-    segments = raw.decode("latin-1").split("/")
+    segments = _raw_path(request).decode("latin-1").split("/")
     if len(segments) < 4 or segments[1] != "agent" or segments[2] not in _ADDRESSED_IDS:
         return None
     value = unquote(segments[3], errors="replace")
@@ -141,8 +147,7 @@ def refuse_split_ids(request: Request[Any, Any, State]) -> None:
     made of it: it decodes the '/' into a separator and folds the empty segments, so `a%2F` reached the
     route as `a` — another run, thread or memory than the one sent — whichever way the rest of the
     address was written. No id OnFile stores holds a '/'. The 400 names the address's id."""
-    raw = request.scope.get("raw_path") or b""
-    if b"%2f" not in raw.lower():
+    if b"%2f" not in _raw_path(request).lower():
         return
     named = [_PATH_NAMES.get(name, name.replace("_", " ")) for name in request.path_params]
     said = named[0] if named else "The address"
