@@ -7,8 +7,11 @@ holds every word typed, and leaves the order to the person. Its rules:
   words by a dictionary, and "fiscal-year" is two words), then **folded**: case-folded, decomposed
   (NFKD), stripped of their accents (the combining diacritical marks, U+0300–U+036F and their
   extensions) and recomposed. So "Kilometres", "KILOMETRES" and "kilomètres" are one word, "Straße"
-  and "strasse" one, and "Ćevapi" is found by "cevapi". The marks that are letters' own parts in
-  other scripts stay: Japanese "が" is not "か", Thai "ง่าย" is not "งาย".
+  and "strasse" one, and "Ćevapi" is found by "cevapi". The Latin letters whose stroke or ligature
+  no decomposition takes apart, and which ICU's root collation ranks as their plain letters, are
+  written as those: "Łódź" is found by "lodz", "Søren" by "soren", "Đặng" by "dang", "Æbeltoft" by
+  "aebeltoft" (ł, ø, đ, ð, ħ, æ, œ). The marks that are letters' own parts in other scripts stay:
+  Japanese "が" is not "か", Thai "ง่าย" is not "งาย".
 - **Every word of the search must match a word of the memory, in any order.** A search word matches
   a memory word that begins with it ("kilom" finds "kilometres"). A search word of four letters or
   more ending in "s" also matches its singular, as a whole word: the word without that "s", or
@@ -67,14 +70,18 @@ _WORD_STATUS = icu.UWordBreak.NONE_LIMIT
 _PIECE = re.compile(r"\S+")
 _ES_PLURALS = ("ses", "xes", "zes", "ches", "shes")
 _ACCENTS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+_PLAIN_LETTERS = str.maketrans({"ł": "l", "ø": "o", "đ": "d", "ð": "d", "ħ": "h", "æ": "ae", "œ": "oe"})
+"""Case-folded Latin letters with a stroke or a ligature that NFKD leaves whole, as the letters ICU's
+root collation ranks them with (it tells them apart only as it tells "é" from "e")."""
 
 
 def fold(word: str) -> str:
-    """A word as searches compare it: case-folded, without accents, recomposed. Case-folded after the
-    compatibility decomposition too, since that is what turns letters with no case of their own (𝐁,
-    ℍ, Ⓐ) into capitals."""
+    """A word as searches compare it: case-folded, without accents, recomposed, with a stroked or
+    joined Latin letter as its plain ones (`_PLAIN_LETTERS`). Case-folded after the compatibility
+    decomposition too, since that is what turns letters with no case of their own (𝐁, ℍ, Ⓐ) into
+    capitals."""
     decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKD", word).casefold())
-    return unicodedata.normalize("NFC", _ACCENTS.sub("", decomposed))
+    return unicodedata.normalize("NFC", _ACCENTS.sub("", decomposed)).translate(_PLAIN_LETTERS)
 
 
 def word_spans(text: str) -> list[tuple[int, int, str]]:

@@ -308,3 +308,29 @@ async def test_upgrading_to_0014_refolds_rows_stored_with_letters_that_have_no_c
         ]
     )
     assert "bold" in folded_memory("ℍ𝕠𝕥𝕖𝕝", "𝐁𝐨𝐥𝐝 letters")
+
+
+async def test_upgrading_to_0015_refolds_rows_holding_stroked_letters(engine: AsyncEngine) -> None:
+    """Before 0015, "Łódź" was stored folded as "łódź", so a search typed "lodz" found nothing: the
+    upgrade stores the plain letters, and leaves a row without such letters as it was."""
+    provider = SqlMemoryProvider(engine)
+    origin = MemoryOrigin(author="human", actor_ref="ada")
+    stroked = await provider.write(key="Søren", text="works in Łódź", scope="actor:ada", origin=origin, ctx=ctx())
+    await provider.write(key="plain", text="works in Berlin", scope="actor:ada", origin=origin, ctx=ctx())
+    await downgrade_engine(engine, "0014")
+    async with engine.begin() as connection:  # as the earlier rule stored it
+        await connection.execute(
+            sa.text(
+                "UPDATE agent_memory SET folded_words = ' søren  works in łódź ', sort_key = 'søren' WHERE id = :id"
+            ),
+            {"id": stroked.id},
+        )
+
+    await upgrade_engine(engine)
+
+    async with engine.connect() as connection:
+        stored = (await connection.execute(sa.text("SELECT key, folded_words, sort_key FROM agent_memory"))).all()
+    assert sorted((key, words, by) for key, words, by in stored) == [
+        ("Søren", " soren  works in lodz ", "soren"),
+        ("plain", folded_memory("plain", "works in Berlin"), "plain"),
+    ]

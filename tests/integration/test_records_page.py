@@ -40,6 +40,7 @@ RECORDS = [
     record(10, "notes", "no conversation at all", author="human", actor_ref="ada"),
     *(record(n, f"route-{n:03d}", f"route case {n} shipped by van", thread_id="thr_here") for n in range(11, 131)),
     record(131, "ℍ𝕠𝕥𝕖𝕝", "𝐁𝐨𝐥𝐝 letters have no case of their own", author="human"),
+    record(132, "Søren", "the depot in Łódź opens at six", author="human"),
 ]
 
 QUERIES = [
@@ -52,6 +53,8 @@ QUERIES = [
     {"q": "BOLD"},
     {"q": "𝐁𝐨𝐥𝐝 ℍ"},
     {"q": "strasse"},
+    {"q": "lodz soren"},
+    {"q": "ŁÓDŹ"},
     {"q": "boxes"},
     {"q": "miles"},
     {"q": "metric"},
@@ -141,5 +144,5 @@ async def test_a_page_is_at_most_a_page(stored: SqlMemoryProvider) -> None:
     page = await stored.records_page(ask)
 
     assert len(page.shown["actor:ada"]) == PAGE_SIZE
-    assert page.held == {"actor:ada": 128, "tenant:berlin": 2, "global": 1}
+    assert page.held == {"actor:ada": 129, "tenant:berlin": 2, "global": 1}
     assert sorted(r.id for r in page.contested) == ["mem_001", "mem_002", "mem_003"]

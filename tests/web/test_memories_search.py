@@ -134,6 +134,27 @@ async def test_scripts_written_without_spaces_are_searched_word_by_word(
         assert marks(page.one("li", {"data-entry": found[0]})), "the matched words are marked"
 
 
+@pytest.mark.parametrize(
+    ("query", "marked"),
+    [("lodz", ["Łódź"]), ("soren", ["Søren"]), ("aebeltoft", ["Æbeltoft"]), ("ŁÓDŹ SØREN", ["Søren", "Łódź"])],
+)
+async def test_letters_with_a_stroke_are_found_by_their_plain_letters(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs, query: str, marked: list[str]
+) -> None:
+    await seed(
+        services,
+        make_record("m_pl", "depot", "Søren runs the depot in Łódź"),
+        make_record("m_dk", "office", "the office moved to Æbeltoft"),
+        make_record("m_de", "units", "report distances in kilometres"),
+    )
+    await login_as(ADA)
+
+    page = page_of(await client.get("/", params={"q": query}))
+
+    [found] = shown(page)
+    assert marks(page.one("li", {"data-entry": found})) == marked
+
+
 @pytest.mark.usefixtures("demo")
 @pytest.mark.parametrize(
     ("sort", "expected"),
