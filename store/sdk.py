@@ -23,8 +23,9 @@ from urllib.parse import quote
 import httpx
 import msgspec
 
-from store.domain.identifiers import id_problem
+from store.domain.identifiers import MAX_ROLES, id_problem
 from store.domain.precedence import DEFAULT_MAX_MEMORIES
+from store.domain.relevance import MAX_TURN_CHARS
 from store.domain.remember import DEFAULT_MAX_FACT_CHARS
 from store.domain.scopes import DefaultScopeResolver, ScopeResolver
 from store.domain.types import Actor, MemoryDigest
@@ -56,10 +57,10 @@ __all__ = ("OnFile", "OnFileClient", "OnFileError", "Run")
 
 class OnFileError(RuntimeError):
     """OnFile refused a call: `status` is the HTTP status the agent API answers it with, in-process
-    too — 400 an id that cannot be one, 401 a bad token, 409 another actor's run, a remember call
-    before the digest or a reused call id with other arguments, or runs of another thread, 410 a
-    run whose journal was deleted (its retention ended, a memory it named expired, or its person was
-    erased)."""
+    too — 400 an id that cannot be one, or a turn text or list of roles over its limit; 401 a bad
+    token; 409 another actor's run, a remember call before the digest or a reused call id with other
+    arguments, or runs of another thread; 410 a run whose journal was deleted (its retention ended, a
+    memory it named expired, or its person was erased)."""
 
     def __init__(self, message: str, *, status: int | None = None) -> None:
         super().__init__(message)
@@ -89,6 +90,17 @@ def _check_ids(
         problem = None if value is None else id_problem(name, value, in_address=in_address)
         if problem is not None:
             raise OnFileError(problem, status=400)
+
+
+def _checked_turn(text: str | None, actor: Actor) -> str:
+    """A run's turn text (None is none), held to the agent API's limits on it and on the actor's
+    roles, in-process and over HTTP alike: an `OnFileError` with status 400 naming what is over."""
+    if len(actor.roles) > MAX_ROLES:
+        raise OnFileError(f"actor.roles holds {len(actor.roles)} roles; the limit is {MAX_ROLES}.", status=400)
+    turn = text or ""
+    if len(turn) > MAX_TURN_CHARS:
+        raise OnFileError(f"text is {len(turn):,} characters long; the limit is {MAX_TURN_CHARS:,}.", status=400)
+    return turn
 
 
 class _Remembers(Protocol):
@@ -165,11 +177,12 @@ class OnFile(_Closing):
     async def close(self) -> None:
         await self._close()
 
-    async def begin_run(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> Run:
+    async def begin_run(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str | None) -> Run:
         """The run's memory, resolved on the first call and read back on every later one."""
         _check_ids(run_id=run_id, thread_id=thread_id, actor=actor)
+        turn = _checked_turn(text, actor)
         try:
-            recorded = await self._runs.begin(run_id, actor=actor, thread_id=thread_id, text=text)
+            recorded = await self._runs.begin(run_id, actor=actor, thread_id=thread_id, text=turn)
         except (RunActorMismatchError, PersonInAnotherOrganisationError) as error:
             raise OnFileError(str(error), status=409) from None
         except RunPrunedError as error:
@@ -210,12 +223,12 @@ class OnFileClient(_Closing):
     async def close(self) -> None:
         await self._http.aclose()
 
-    async def begin_run(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str) -> Run:
+    async def begin_run(self, run_id: str, *, actor: Actor, thread_id: str | None, text: str | None) -> Run:
         _check_ids(run_id=run_id, thread_id=thread_id, actor=actor)
         body = {
             "actor": {"id": actor.id, "tenantRef": actor.tenant_ref, "roles": list(actor.roles)},
             "threadId": thread_id,
-            "text": text,
+            "text": _checked_turn(text, actor),
         }
         data = await self._call("POST", f"/agent/runs/{_segment(run_id)}/digest", body)
         answer = msgspec.convert(data, RunDigestWire)
@@ -249,5 +262,8 @@ class OnFileClient(_Closing):
 
 def _segment(id_: str) -> str:
     """An id as one segment of an address: every character that could end or escape it encoded
-    (`?` would start a query, `#` a fragment, `%` an escape), so the call acts on that id and no other."""
-    return quote(id_, safe="")
+    (`?` would start a query, `#` a fragment, `%` an escape), so the call acts on that id and no other.
+    An id of dots alone has them encoded too: an HTTP client reads `.` and `..` as "this folder" and
+    "the folder above", and would send the call to another address."""
+    segment = quote(id_, safe="")
+    return segment.replace(".", "%2E") if segment in {".", ".."} else segment

@@ -22,9 +22,11 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ("MAX_ID_CHARS", "id_problem")
+__all__ = ("MAX_ID_CHARS", "MAX_ROLES", "id_problem")
 
 MAX_ID_CHARS = 200
+MAX_ROLES = 50
+"""The most roles an actor is named with (each an id)."""
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
 
 

@@ -57,6 +57,7 @@ __all__ = (
     "BM25_K1",
     "IDF_FLOOR",
     "MAX_QUERY_WORDS",
+    "MAX_TURN_CHARS",
     "SCORE_UNITS",
     "CorpusStats",
     "bm25_score",
@@ -68,6 +69,8 @@ __all__ = (
 
 MAX_QUERY_WORDS = 256
 """A turn's distinct words beyond this many are not searched with: a bound on one query's cost."""
+MAX_TURN_CHARS = 100_000
+"""The longest turn text a digest takes (a long pasted document included); a longer one is refused."""
 
 BM25_K1 = 1.2
 BM25_B = 0.75

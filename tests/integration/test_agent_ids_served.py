@@ -96,3 +96,35 @@ async def test_an_address_that_is_not_utf8_or_splits_an_id_is_refused_naming_the
         assert answer.status_code == 400, answer.text
         assert answer.json()["error"].split(" ", 1)[0] in {"runId", "threadId"}
     assert run_a.status_code == 200, "run a was never touched"
+
+
+async def test_ids_of_dots_alone_are_their_own_runs_and_threads(served: tuple[ServerProcess, str]) -> None:
+    """An HTTP client reads `.` and `..` in an address as folders: the SDK sends them encoded, so a
+    run, a thread or a dropped run under such an id is that one, never the address above it."""
+    server, url = served
+    onfile = OnFileClient(server.base_url, TOKEN)
+    try:
+        for n, run_id in enumerate((".", "..", "...")):
+            run = await onfile.begin_run(run_id, actor=Actor(f"dots{n}"), thread_id=run_id, text="")
+            assert (await run.remember("c1", "units", "kilometres")).ok
+        await onfile.thread_deleted("..")
+        await onfile.runs_dropped(".", ["."])
+    finally:
+        await onfile.close()
+
+    engine = open_engine(url)
+    try:
+        resolving = await ConversationRegistry(engine).origins_resolve([Origin(d, d) for d in (".", "..", "...")])
+    finally:
+        await engine.dispose()
+    assert resolving == {Origin("...", "...")}
+
+
+async def test_the_agent_apis_bare_address_answers_json(served: tuple[ServerProcess, str]) -> None:
+    server, _ = served
+    async with httpx.AsyncClient(base_url=server.base_url, headers={"Authorization": f"Bearer {TOKEN}"}) as client:
+        answers = [await client.post("/agent", json={}), await client.delete("/agent")]
+
+    for answer in answers:
+        assert answer.status_code == 404
+        assert answer.json()["error"].startswith(f"Nothing is at {answer.request.method} /agent;")

@@ -209,6 +209,18 @@ async def test_a_malformed_digest_request_is_a_clear_400(
     assert response.status_code == 400
 
 
+async def test_a_null_text_or_thread_is_as_leaving_it_out(
+    client: AsyncTestClient[Litestar], services: Services
+) -> None:
+    await services.provider.add([policy("units", "kilometres")])
+
+    given_null = await digest(client, "run_1", {"actor": ADA, "threadId": None, "text": None})
+    left_out = await digest(client, "run_2", {"actor": ADA})
+
+    assert given_null.status_code == left_out.status_code == 200
+    assert given_null.json()["block"] == left_out.json()["block"]
+
+
 async def test_with_memory_off_nothing_is_resolved_written_or_journaled(settings: Settings) -> None:
     off_settings = replace(settings, memory_enabled=False)
     services = await open_services(off_settings, migrate=True)
@@ -293,18 +305,60 @@ async def test_the_openapi_document_states_exactly_what_the_agent_routes_accept_
     assert len(agent_operations) == 4
     for path, method, operation in agent_operations:
         responses = operation["responses"]
-        assert {"200", "400", "401", "413", "503"} <= set(responses), (path, method)
+        assert {"200", "400", "401", "503"} <= set(responses), (path, method)
+        assert ("413" in responses) == ("requestBody" in operation), (path, method)
         for status, response in responses.items():
             content = response["content"]["application/json"]
-            assert content["examples"], (path, method, status)
             if status != "200":
                 assert content["schema"] == {"$ref": "#/components/schemas/ProblemOut"}, (path, method, status)
                 for example in content["examples"].values():
                     assert list(example["value"]) == ["error"]
+    invalid = {(path, method): first_example(operation, "400")["error"] for path, method, operation in agent_operations}
+    assert invalid == {
+        ("/agent/runs/{run_id}/digest", "post"): StartsWith("The request is not valid: actor.id "),
+        ("/agent/runs/{run_id}/remember", "post"): StartsWith("The request is not valid: callId "),
+        ("/agent/threads/{thread_id}", "delete"): StartsWith("threadId "),
+        ("/agent/threads/{thread_id}/dropped-runs", "post"): StartsWith("The request is not valid: runIds "),
+    }, "each route's 400 is shown with a mistake of its own"
     digest_example = agent_operations_answer(document, "/agent/runs/{run_id}/digest")
     assert msgspec.convert(digest_example, DigestOut).memory == "on"
     remember_example = agent_operations_answer(document, "/agent/runs/{run_id}/remember")
     assert msgspec.convert(remember_example, RememberOut).ok is True
+
+
+async def test_every_answer_the_document_lists_has_a_real_example_and_an_outage_is_listed(
+    client: AsyncTestClient[Litestar],
+) -> None:
+    """A runtime generating a client, or a developer reading the document, meets every answer with an
+    example written for it — never one made up from the schema — and the 503 every call can get."""
+    document = (await client.get("/schema/openapi.json")).json()
+
+    assert "examples" not in document["components"]["schemas"]["ProblemOut"]["properties"]["error"]
+    assert "examples" not in document["components"]["schemas"]["ProblemOut"]
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            assert "503" in operation["responses"], (path, method)
+            for status, response in operation["responses"].items():
+                for content in response["content"].values():
+                    assert content.get("examples"), (path, method, status)
+    readback = first_example(document["paths"]["/agent/memories"]["get"], "200")
+    assert readback[0]["origin"]["resolves"] is True
+    digest = first_example(document["paths"]["/agent/runs/{run_id}/digest"]["post"], "200")
+    assert (len(digest["entries"]), digest["omitted"], digest["recalled"]) == (1, 0, False), "one memory fits"
+
+
+def first_example(operation: dict[str, Any], status: str) -> Any:
+    examples = operation["responses"][status]["content"]["application/json"]["examples"]
+    return next(iter(examples.values()))["value"]
+
+
+class StartsWith(str):
+    """Equal to any text beginning with it."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, str) and other.startswith(self)
+
+    __hash__ = str.__hash__
 
 
 def agent_operations_answer(document: dict[str, Any], path: str) -> Any:
@@ -320,4 +374,4 @@ async def test_a_body_that_does_not_match_its_schema_is_refused_naming_the_field
 
     assert too_long.status_code == wrong_type.status_code == 400
     assert too_long.json() == {"error": "The request is not valid: actor.id: Expected `str` of length <= 200"}
-    assert wrong_type.json() == {"error": "The request is not valid: text: Expected `str`, got `int`"}
+    assert wrong_type.json() == {"error": "The request is not valid: text: Expected `str | null`, got `int`"}

@@ -32,6 +32,8 @@ ADDRESSABLE = [
     pytest.param("t x", id="inner-space"),
     pytest.param("x/../t", id="dot-segments-with-slash"),
     pytest.param("ünïcode-線-🚚", id="unicode"),
+    pytest.param(".", id="dot"),
+    pytest.param("..", id="dot-dot"),
 ]
 REFUSED_IDS = [
     pytest.param("", "is empty", id="empty"),
@@ -129,6 +131,33 @@ async def test_an_actor_or_call_id_that_cannot_be_one_is_refused_alike(
     assert [e.value.status for e in (actor_refused, tenant_refused, call_refused)] == [400, 400, 400]
     assert await services.journal.stored_json("run_2", "memory:digest") is None
     assert not await services.provider.list(scopes=["actor:ada"], ctx=None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "actor", "said"),
+    [
+        pytest.param("x" * 100_001, ADA, "text is 100,001 characters long; the limit is 100,000.", id="long-text"),
+        pytest.param("", Actor("ada", "berlin", tuple(f"r{n}" for n in range(51))), "the limit is 50", id="roles"),
+    ],
+)
+async def test_a_turn_over_the_apis_limits_is_refused_alike(
+    sdk: SDK, services: Services, text: str, actor: Actor, said: str
+) -> None:
+    with pytest.raises(OnFileError, match=re.escape(said)) as refused:
+        await sdk.begin_run("run_1", actor=actor, thread_id=None, text=text)
+
+    assert refused.value.status == 400
+    assert await services.journal.stored_json("run_1", "memory:digest") is None
+
+
+async def test_a_turn_at_the_limits_or_without_text_is_taken_alike(sdk: SDK) -> None:
+    at_limits = Actor("ada", "berlin", tuple(f"r{n}" for n in range(50)))
+
+    long_turn = await sdk.begin_run("run_1", actor=at_limits, thread_id=None, text="x" * 100_000)
+    no_text = await sdk.begin_run("run_2", actor=ADA, thread_id=None, text=None)
+
+    assert long_turn.writable
+    assert no_text.digest.recalled is False
 
 
 async def test_a_slash_is_fine_in_an_id_that_never_goes_into_an_address(sdk: SDK) -> None:

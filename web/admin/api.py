@@ -26,10 +26,11 @@ from litestar.params import Body, PathParameter
 from store.admin import NOT_ADMINISTERED, AdminOutcome
 from store.domain.administration import PinBudget
 from store.domain.wire import record_wire
+from web.kit.api_errors import TOO_LARGE
 from web.kit.identity.elevation import administrators_only, confirmed_roles_only
 from web.kit.identity.visit import Visit
 from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, NO_STORE_JSON, SESSION_SECURITY
-from web.kit.wire import NOT_JSON, ProblemOut, RecordOut, refusal
+from web.kit.wire import NOT_JSON, UNAVAILABLE, ProblemOut, RecordOut, refusal
 
 __all__ = (
     "BudgetOut",
@@ -104,6 +105,8 @@ _REFUSED = refusal(
     "Refused, with the verdict's reason", "Writing at tenant:berlin needs someone who administers it; ada does not."
 )
 _NOT_FOUND = refusal("Unknown, or not at a scope you administer", NOT_ADMINISTERED)
+_TOO_LARGE = refusal("The body is larger than OnFile accepts", TOO_LARGE)
+_WRITTEN = [Example(value={"record": _EXAMPLE_RECORD, "budget": _EXAMPLE_BUDGET})]
 
 
 @post(
@@ -117,7 +120,15 @@ _NOT_FOUND = refusal("Unknown, or not at a scope you administer", NOT_ADMINISTER
         "reaching prompts)."
     ),
     status_code=201,
-    responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 415: NOT_JSON},
+    responses={
+        201: ResponseSpec(SharedMemoryOut, description="Published", examples=_WRITTEN, generate_examples=False),
+        400: INVALID,
+        401: NO_SESSION,
+        403: _REFUSED,
+        413: _TOO_LARGE,
+        415: NOT_JSON,
+        503: UNAVAILABLE,
+    },
     dependencies={"elevation": Provide(confirmed_roles_only)},
 )
 async def create_shared(
@@ -149,7 +160,21 @@ async def create_shared(
     "/{memory_id:str}",
     summary="Edit a shared fact",
     description="A new text for the fact; its id, key, scope and pin stay.",
-    responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 404: _NOT_FOUND, 415: NOT_JSON},
+    responses={
+        200: ResponseSpec(
+            SharedMemoryOut,
+            description="Edited",
+            examples=[Example(value={"record": {**_EXAMPLE_RECORD, "text": "print the manifest before loading"}})],
+            generate_examples=False,
+        ),
+        400: INVALID,
+        401: NO_SESSION,
+        403: _REFUSED,
+        404: _NOT_FOUND,
+        413: _TOO_LARGE,
+        415: NOT_JSON,
+        503: UNAVAILABLE,
+    },
 )
 async def edit_shared(
     visit: NamedDependency[Visit],
@@ -164,7 +189,19 @@ async def edit_shared(
     summary="Delete a shared fact",
     description="The administrative delete the personal page refuses. Answers the record as it was.",
     status_code=200,
-    responses={400: INVALID, 401: NO_SESSION, 403: _REFUSED, 404: _NOT_FOUND},
+    responses={
+        200: ResponseSpec(
+            DeletedOut,
+            description="Deleted: the record as it was",
+            examples=[Example(value={"deleted": True, "record": _EXAMPLE_RECORD})],
+            generate_examples=False,
+        ),
+        400: INVALID,
+        401: NO_SESSION,
+        403: _REFUSED,
+        404: _NOT_FOUND,
+        503: UNAVAILABLE,
+    },
 )
 async def delete_shared(
     visit: NamedDependency[Visit],
@@ -188,13 +225,16 @@ async def delete_shared(
         200: ResponseSpec(
             SharedMemoryOut,
             description="Pinned or unpinned",
-            examples=[Example(value={"record": _EXAMPLE_RECORD, "budget": _EXAMPLE_BUDGET})],
+            examples=_WRITTEN,
+            generate_examples=False,
         ),
         400: INVALID,
         401: NO_SESSION,
         403: _REFUSED,
         404: _NOT_FOUND,
+        413: _TOO_LARGE,
         415: NOT_JSON,
+        503: UNAVAILABLE,
     },
 )
 async def pin_shared(

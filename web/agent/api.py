@@ -30,12 +30,14 @@ from store.runs import (
     RunNotStartedError,
 )
 from web.kit.api_errors import JSON_API_EXCEPTIONS, TOO_LARGE
-from web.kit.errors import DATABASE_UNAVAILABLE
 from web.kit.security import bearer_presented
 from web.kit.wire import (
+    DIGEST_ANSWER_EXAMPLE,
     DIGEST_EXAMPLE,
+    EXAMPLE_RECORD,
     ID_RULE,
     NOT_JSON,
+    UNAVAILABLE,
     AddressId,
     DigestIn,
     DigestOut,
@@ -130,22 +132,37 @@ def _problem(error: Exception, status: int) -> Response[Any]:
 AGENT_EXCEPTIONS: ExceptionHandlersMap = JSON_API_EXCEPTIONS
 
 
-_REFUSALS = {
-    400: refusal(
-        "The body or an id in the address is not valid; every problem is named",
-        "The request is not valid: actor.id contains an invisible or control character (U+202E); ids are plain "
-        "visible text.",
-    ),
-    401: refusal(
-        "No Authorization: Bearer header with one of ONFILE_AGENT_TOKENS",
-        "Agent calls need an Authorization: Bearer header with one of ONFILE_AGENT_TOKENS.",
-    ),
-    413: refusal("The body is larger than OnFile accepts", TOO_LARGE),
-    503: refusal(
-        "The database cannot be reached; the answer carries Retry-After: 5, and nothing was changed",
-        DATABASE_UNAVAILABLE,
-    ),
-}
+def _refusals(invalid: str, *, body: bool = True) -> dict[int, ResponseSpec]:
+    """The refusals every agent route can answer, with `invalid` as the 400's example (each route's
+    own kind of mistake); a 413 only for a route that takes a body."""
+    refused = {
+        400: refusal(
+            "The body or an id in the address is not valid; every problem is named"
+            if body
+            else "The id in the address is not valid",
+            invalid,
+        ),
+        401: refusal(
+            "No Authorization: Bearer header with one of ONFILE_AGENT_TOKENS",
+            "Agent calls need an Authorization: Bearer header with one of ONFILE_AGENT_TOKENS.",
+        ),
+        503: UNAVAILABLE,
+    }
+    return {**refused, 413: refusal("The body is larger than OnFile accepts", TOO_LARGE)} if body else refused
+
+
+_REFUSALS_OF_A_DIGEST = _refusals(
+    "The request is not valid: actor.id contains an invisible or control character (U+202E); ids are plain "
+    "visible text."
+)
+_REFUSALS_OF_A_REMEMBER = _refusals(
+    "The request is not valid: callId contains an invisible or control character (U+202E); ids are plain visible text."
+)
+_REFUSALS_OF_A_DELETION = _refusals("threadId is 201 characters long; the limit is 200.", body=False)
+_REFUSALS_OF_A_DROP = _refusals(
+    "The request is not valid: runIds contains '/', which an address cannot carry inside one segment; use another "
+    "separator."
+)
 _CONFLICT = refusal(
     "Another actor's run, or a person known in another organisation",
     "u1 is known in organisation berlin, but this call names organisation hamburg: an agent call cannot move a "
@@ -163,34 +180,11 @@ _GONE = refusal(
     "Run run_42's journal was deleted (its retention ended, a memory it named expired, or the person it was for "
     "was erased): its memory can no longer be replayed. Start a new run.",
 )
-_EXAMPLE_RECORD = {
-    "id": "mem_01HZX3",
-    "key": "units",
-    "text": "report distances in kilometres",
-    "scope": "actor:u1",
-    "pinned": False,
-    "origin": {"author": "agent", "threadId": "thr_41", "runId": "run_40", "actorRef": "u1", "promotedFrom": None},
-    "updatedAt": "2026-12-01T09:00:00+00:00",
-}
 _DIGEST_ANSWER = ResponseSpec(
     DigestOut,
     description="The run's memory: recorded on the first call, the same bytes on every later one",
-    examples=[
-        Example(
-            summary="A turn with one memory",
-            value={
-                "memory": "on",
-                "scopes": ["actor:u1", "tenant:berlin", "global"],
-                "entries": [{**_EXAMPLE_RECORD, "overrides": [], "recordPinned": False}],
-                "omitted": 0,
-                "pinnedOmitted": 0,
-                "recalled": True,
-                "block": "<memory>\n…\n- [actor:u1] units: report distances in kilometres\n</memory>",
-                "writable": True,
-                "tools": [{"name": "remember", "description": "…", "parameters": {"type": "object"}}],
-            },
-        )
-    ],
+    examples=[Example(summary="A turn with one memory", value=DIGEST_ANSWER_EXAMPLE)],
+    generate_examples=False,
 )
 _REMEMBER_ANSWER = ResponseSpec(
     RememberOut,
@@ -200,7 +194,7 @@ _REMEMBER_ANSWER = ResponseSpec(
         "paused memory)"
     ),
     examples=[
-        Example(summary="Written", value={"ok": True, "record": _EXAMPLE_RECORD}),
+        Example(summary="Written", value={"ok": True, "record": EXAMPLE_RECORD}),
         Example(
             summary="Waiting for the person's approval",
             value={
@@ -244,7 +238,7 @@ _THREAD_ANSWER = ResponseSpec(
         "only by signing in, or by an operator's `onfile people move`)."
     ),
     status_code=200,
-    responses={200: _DIGEST_ANSWER, **_REFUSALS, 409: _CONFLICT, 410: _GONE, 415: NOT_JSON},
+    responses={200: _DIGEST_ANSWER, **_REFUSALS_OF_A_DIGEST, 409: _CONFLICT, 410: _GONE, 415: NOT_JSON},
 )
 async def run_digest(
     services: NamedDependency[Services],
@@ -256,7 +250,7 @@ async def run_digest(
         return Response(digest_off())
     actor = Actor(id=data.actor.id, tenant_ref=data.actor.tenant_ref, roles=tuple(data.actor.roles))
     try:
-        run = await services.runs.begin_answered(run_id, actor=actor, thread_id=data.thread_id, text=data.text)
+        run = await services.runs.begin_answered(run_id, actor=actor, thread_id=data.thread_id, text=data.text or "")
     except (RunActorMismatchError, PersonInAnotherOrganisationError) as error:
         return _problem(error, 409)
     except RunPrunedError as error:
@@ -274,7 +268,7 @@ async def run_digest(
         "with no recorded digest is 409, and so is a callId already carried out with another key or fact."
     ),
     status_code=200,
-    responses={200: _REMEMBER_ANSWER, **_REFUSALS, 409: _CALL_CONFLICT, 410: _GONE, 415: NOT_JSON},
+    responses={200: _REMEMBER_ANSWER, **_REFUSALS_OF_A_REMEMBER, 409: _CALL_CONFLICT, 410: _GONE, 415: NOT_JSON},
 )
 async def run_remember(
     services: NamedDependency[Services],
@@ -305,7 +299,7 @@ async def run_remember(
     summary="A conversation was deleted",
     description="Memories concluded in it are kept; their origins stop resolving and the dashboard marks them.",
     status_code=200,
-    responses={200: _THREAD_ANSWER, **_REFUSALS},
+    responses={200: _THREAD_ANSWER, **_REFUSALS_OF_A_DELETION},
 )
 async def thread_deleted(services: NamedDependency[Services], thread_id: PathId) -> ThreadOut:
     _addressed("threadId", thread_id)
@@ -323,7 +317,7 @@ async def thread_deleted(services: NamedDependency[Services], thread_id: PathId)
     status_code=200,
     responses={
         200: _THREAD_ANSWER,
-        **_REFUSALS,
+        **_REFUSALS_OF_A_DROP,
         409: refusal(
             "A named run belongs to another thread",
             "Nothing was marked: these runs belong to another thread than thr_41, so they cannot have been dropped "

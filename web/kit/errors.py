@@ -256,4 +256,4 @@ def _answers_json(request: Request[Any, Any, State]) -> bool:
     path = request.url.path
     if path == "/support/preview":  # the form is a page; posting to it is the JSON API
         return request.method != "GET"
-    return path.startswith(_JSON_PREFIXES)
+    return path == "/agent" or path.startswith(_JSON_PREFIXES)

@@ -17,19 +17,24 @@ from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 
 from store import MemoryDigest
-from store.domain.identifiers import MAX_ID_CHARS, id_problem
+from store.domain.identifiers import MAX_ID_CHARS, MAX_ROLES, id_problem
+from store.domain.relevance import MAX_TURN_CHARS
 from store.domain.wire import DigestWire, digest_wire, run_digest_wire
 from store.domain.wire import EntryWire as EntryOut
 from store.domain.wire import OriginWire as OriginOut
 from store.domain.wire import OverrideWire as OverrideOut
 from store.domain.wire import RecordWire as RecordOut
 from store.domain.wire import RunDigestWire as DigestOut
+from web.kit.errors import DATABASE_UNAVAILABLE
 from web.kit.json_bodies import NOT_JSON_TYPE
 
 __all__ = (
+    "DIGEST_ANSWER_EXAMPLE",
     "DIGEST_EXAMPLE",
+    "EXAMPLE_RECORD",
     "ID_RULE",
     "NOT_JSON",
+    "UNAVAILABLE",
     "ActorIn",
     "AddressId",
     "DigestIn",
@@ -69,7 +74,7 @@ def require_plain_ids(name: str, *values: str | None, in_address: bool = False) 
 class ActorIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     id: Id
     tenant_ref: Id | None = None
-    roles: Annotated[list[Id], msgspec.Meta(max_length=50)] = msgspec.field(default_factory=list)
+    roles: Annotated[list[Id], msgspec.Meta(max_length=MAX_ROLES)] = msgspec.field(default_factory=list)
 
     def __post_init__(self) -> None:
         require_plain_ids("actor.id", self.id)
@@ -80,7 +85,8 @@ class ActorIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
 class DigestIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     actor: ActorIn
     thread_id: AddressId | None = None
-    text: Annotated[str, msgspec.Meta(max_length=100_000)] = ""
+    text: Annotated[str, msgspec.Meta(max_length=MAX_TURN_CHARS)] | None = ""
+    """null is no text, as leaving it out is."""
 
     def __post_init__(self) -> None:
         require_plain_ids("threadId", self.thread_id, in_address=True)
@@ -102,12 +108,44 @@ def digest_out(digest: MemoryDigest, *, block: str, writable: bool, tools: Seque
 
 
 def refusal(description: str, example: str) -> ResponseSpec:
-    return ResponseSpec(ProblemOut, description=description, examples=[Example(value={"error": example})])
+    """A refusal's documented answer: `{"error"}` with `example` as its text (and no made-up one beside it)."""
+    return ResponseSpec(
+        ProblemOut, description=description, examples=[Example(value={"error": example})], generate_examples=False
+    )
+
+
+UNAVAILABLE = refusal(
+    "The database cannot be reached; the answer carries Retry-After: 5, and nothing was changed",
+    DATABASE_UNAVAILABLE,
+)
+"""503, for every route that reads or writes the database."""
 
 
 NOT_JSON = refusal("The body was not sent as JSON", f"{NOT_JSON_TYPE}; this one came as text/plain.")
 """415, for every route that takes a JSON body."""
 
+EXAMPLE_RECORD: dict[str, Any] = {
+    "id": "mem_01HZX3",
+    "key": "units",
+    "text": "report distances in kilometres",
+    "scope": "actor:u1",
+    "pinned": False,
+    "origin": {"author": "agent", "threadId": "thr_41", "runId": "run_40", "actorRef": "u1", "promotedFrom": None},
+    "updatedAt": "2026-12-01T09:00:00+00:00",
+}
+"""A record as the agent API answers it, for the documented examples."""
+DIGEST_ANSWER_EXAMPLE: dict[str, Any] = {
+    "memory": "on",
+    "scopes": ["actor:u1", "tenant:berlin", "global"],
+    "entries": [{**EXAMPLE_RECORD, "overrides": [], "recordPinned": False}],
+    "omitted": 0,
+    "pinnedOmitted": 0,
+    "recalled": False,
+    "block": "<memory>\n…\n- [actor:u1] units: report distances in kilometres\n</memory>",
+    "writable": True,
+    "tools": [{"name": "remember", "description": "…", "parameters": {"type": "object"}}],
+}
+"""A digest's answer (a turn whose one memory fits, so nothing was ranked), for the documented examples."""
 DIGEST_EXAMPLE = {
     "actor": {"id": "u1", "tenantRef": "berlin", "roles": ["staff"]},
     "threadId": "thr_42",

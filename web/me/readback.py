@@ -23,7 +23,7 @@ from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
 from web.kit.identity.sessions import Viewer
 from web.kit.session_api import NO_STORE_JSON
-from web.kit.wire import OriginOut, OverrideOut, ProblemOut, refusal
+from web.kit.wire import UNAVAILABLE, OriginOut, OverrideOut, ProblemOut, refusal
 from web.kit.words import not_theirs_to_change
 from web.me.on_file import on_file, origin_of, resolving_origins
 from web.services import Services
@@ -62,6 +62,35 @@ _INVALID = refusal(
 
 
 _NO_SESSION = refusal("No dashboard session", LOG_IN_FIRST)
+_READ_BACK = ResponseSpec(
+    list[MemoryEntryOut],
+    description="Everything that applies to the person, in the order the prompt renders it",
+    examples=[
+        Example(
+            value=[
+                {
+                    "id": "mem_01HZX3",
+                    "key": "units",
+                    "text": "report distances in miles",
+                    "scope": "actor:u1",
+                    "pinned": False,
+                    "origin": {
+                        "author": "agent",
+                        "threadId": "thr_41",
+                        "runId": "run_40",
+                        "actorRef": "u1",
+                        "promotedFrom": None,
+                        "resolves": True,
+                    },
+                    "updatedAt": "2026-12-01T09:00:00Z",
+                    "overrides": [{"scope": "global", "text": "report distances in kilometres", "author": "human"}],
+                    "expiresAt": None,
+                }
+            ]
+        )
+    ],
+    generate_examples=False,
+)
 
 
 async def read_back(
@@ -111,7 +140,7 @@ def _utc_text(moment: datetime) -> str:
     tags=["read-back"],
     security=[{"dashboardSession": []}],
     exception_handlers=JSON_API_EXCEPTIONS,
-    responses={400: _INVALID, 401: _NO_SESSION},
+    responses={200: _READ_BACK, 400: _INVALID, 401: _NO_SESSION, 503: UNAVAILABLE},
 )
 async def list_memories(
     services: NamedDependency[Services],
@@ -151,6 +180,7 @@ async def list_memories(
             "Managed by your organisation: only its administrators can change or remove it.",
         ),
         404: refusal("Unknown, another person's, or beaten by a narrower memory: one answer for all", NOT_ON_FILE),
+        503: UNAVAILABLE,
     },
 )
 async def delete_memory(

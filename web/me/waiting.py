@@ -35,7 +35,7 @@ from web.kit.identity.sessions import Viewer
 from web.kit.problems import ProblemView, problem_answer
 from web.kit.session_api import NO_STORE_JSON
 from web.kit.views import TimeView, time_view
-from web.kit.wire import refusal
+from web.kit.wire import UNAVAILABLE, refusal
 from web.services import Services
 
 __all__ = (
@@ -240,6 +240,7 @@ class WaitingOut(msgspec.Struct, frozen=True):
             ],
         ),
         401: refusal("No dashboard session", LOG_IN_FIRST),
+        503: UNAVAILABLE,
     },
 )
 async def waiting_api(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> WaitingOut:

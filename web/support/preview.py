@@ -22,22 +22,34 @@ from typing import Annotated
 from litestar import Response, Router, get, post
 from litestar.di import NamedDependency, Provide
 from litestar.enums import RequestEncodingType
+from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
 from litestar.params import Body
 from litestar.response import Template
 
 from store.admin import Preview
 from store.domain.identifiers import id_problem
+from store.domain.relevance import MAX_TURN_CHARS
+from web.kit.api_errors import TOO_LARGE
 from web.kit.area import NO_STORE, area_view
 from web.kit.identity.elevation import NotElevatedError, support_staff_only
 from web.kit.identity.visit import Visit
 from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, NO_STORE_JSON, SESSION_SECURITY
-from web.kit.wire import DIGEST_EXAMPLE, NOT_JSON, DigestIn, DigestOut, ProblemOut, digest_off, digest_out, refusal
+from web.kit.wire import (
+    DIGEST_ANSWER_EXAMPLE,
+    DIGEST_EXAMPLE,
+    NOT_JSON,
+    UNAVAILABLE,
+    DigestIn,
+    DigestOut,
+    ProblemOut,
+    digest_off,
+    digest_out,
+    refusal,
+)
 from web.support.views import FieldProblem, PreviewPage, preview_form, preview_result
 
 __all__ = ("PreviewForm", "preview_api", "preview_page", "show_preview", "support_router", "unknown_person")
-
-_TEXT_LIMIT = 100_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +65,8 @@ class PreviewForm:
         wins over the list. Ids are held to the agent API's rule (`id_problem`), unstripped: "Ada " is
         not "Ada", and previewing her would show someone else's prompt under her name. Who the person
         is (their organisation and roles) is what OnFile knows of them, never typed here."""
-        if len(self.text) > _TEXT_LIMIT:
-            return FieldProblem("text", f"A turn text is at most {_TEXT_LIMIT:,} characters.")
+        if len(self.text) > MAX_TURN_CHARS:
+            return FieldProblem("text", f"A turn text is at most {MAX_TURN_CHARS:,} characters.")
         problem = id_problem("The id", self.actor_id) if self.actor_id else None
         if problem is not None:
             return FieldProblem("actor_id", problem)
@@ -154,13 +166,21 @@ async def show_preview(
     tags=["support"],
     security=SESSION_SECURITY,
     responses={
+        200: ResponseSpec(
+            DigestOut,
+            description="What the model would be given for this turn; nothing is journaled or written",
+            examples=[Example(summary="A turn for u1", value=DIGEST_ANSWER_EXAMPLE)],
+            generate_examples=False,
+        ),
         400: INVALID,
         401: NO_SESSION,
         404: refusal("Nobody by that id is known in the caller's organisation", unknown_person("c2")),
         403: refusal(
             "The caller may not preview prompts", "Previewing prompts is for support staff; lena may not preview them."
         ),
+        413: refusal("The body is larger than OnFile accepts", TOO_LARGE),
         415: NOT_JSON,
+        503: UNAVAILABLE,
     },
     exception_handlers=API_EXCEPTIONS,
 )
@@ -169,7 +189,7 @@ async def preview_api(
     data: Annotated[DigestIn, Body(examples=[Example(summary="A turn for Ada", value=DIGEST_EXAMPLE)])],
 ) -> Response[DigestOut | ProblemOut]:
     preview = await visit.services.admin.preview(
-        visit.viewer.actor, data.actor.id, thread_id=data.thread_id, text=data.text
+        visit.viewer.actor, data.actor.id, thread_id=data.thread_id, text=data.text or ""
     )
     if preview == "forbidden":  # the gate changed its mind since the request began
         raise NotElevatedError("preview", visit.viewer, visit.elevation)
