@@ -270,3 +270,87 @@ async def test_acting_with_htmx_on_a_fact_another_tab_deleted_brings_the_list_up
         assert listing["hx-swap-oob"] == "outerHTML"
         assert list(facts(listing)) == ["units"]
         assert roots[0].one("select", {"id": "filter-scope"})["hx-swap-oob"] == "true"
+
+
+def form_fields(form: Element) -> dict[str, str]:
+    """What the browser posts from `form`: its hidden fields and its text box."""
+    fields = {i["name"]: i["value"] for i in form.find_all("input")}
+    box = form.find("textarea")
+    return fields if box is None else {**fields, box["name"]: box.text}
+
+
+async def test_a_delete_confirmed_after_another_tab_changed_the_fact_shows_the_new_text_and_asks_again(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add([shared("stale", "v1", id="mem_stale")])
+    token = await login_as(LENA)
+    asked = tree(await client.get("/admin/facts/mem_stale/delete")).one("form", {"data-delete-form": True})
+    other_tab = await client.post(
+        "/admin/facts/mem_stale/edit", data={"csrf_token": token, "text": "v2 important"}, follow_redirects=False
+    )
+    assert other_tab.status_code == 303
+
+    again = await client.post(asked["action"], data=form_fields(asked), follow_redirects=False)
+
+    assert again.status_code == 409
+    step = tree(again).one("li", {"data-confirm-delete": "mem_stale"})
+    assert step.one(attrs={"data-changed": True}).text == "This fact was changed while you were deciding. It now says:"
+    assert step.one("q").text == "v2 important"
+    assert await services.provider.get("mem_stale") is not None, "nothing is deleted unseen"
+
+    confirmed = await client.post(asked["action"], data=form_fields(step.one("form")), follow_redirects=False)
+
+    assert confirmed.status_code == 303
+    assert await services.provider.get("mem_stale") is None
+    trail = await services.audit.at_scopes(["tenant:berlin"])
+    assert (trail[0].action, trail[0].before["text"]) == ("delete", "v2 important")
+
+
+async def test_an_edit_saved_after_another_tab_saved_keeps_both_texts_in_view_and_asks_again(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add([shared("stale", "v1", id="mem_stale")])
+    await login_as(LENA)
+    tab_a = tree(await client.get("/admin/facts/mem_stale/edit")).one("form", {"data-edit-form": True})
+    tab_b = tree(await client.get("/admin/facts/mem_stale/edit")).one("form", {"data-edit-form": True})
+    saved_b = await client.post(tab_b["action"], data={**form_fields(tab_b), "text": "v2 important"})
+    assert saved_b.status_code == 200
+
+    saved_a = await client.post(tab_a["action"], data={**form_fields(tab_a), "text": "v3"}, follow_redirects=False)
+
+    assert saved_a.status_code == 409
+    form = tree(saved_a).one("form", {"data-edit-form": True})
+    assert form.one(attrs={"data-changed": True}).one("q").text == "v2 important"
+    assert form.one("textarea").text == "v3", "what was typed is kept"
+    record = await services.provider.get("mem_stale")
+    assert record is not None
+    assert record.text == "v2 important", "nothing is overwritten unseen"
+
+    again = await client.post(tab_a["action"], data=form_fields(form), follow_redirects=False)
+
+    assert again.status_code == 303
+    record = await services.provider.get("mem_stale")
+    assert record is not None
+    assert record.text == "v3"
+
+
+async def test_with_htmx_a_changed_fact_comes_back_in_place_and_the_same_text_twice_goes_through(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add([shared("stale", "v1", id="mem_stale")])
+    token = await login_as(LENA)
+    headers = {**HTMX, "X-CSRF-Token": token}
+    tab_a = tree(await client.get("/admin/facts/mem_stale/edit", headers=headers)).one("form")
+    tab_b = tree(await client.get("/admin/facts/mem_stale/edit", headers=headers)).one("form")
+    await client.post(tab_b["hx-post"], data={**form_fields(tab_b), "text": "v2"}, headers=headers)
+
+    same = await client.post(tab_a["hx-post"], data={**form_fields(tab_a), "text": "v2"}, headers=headers)
+    deleting = tree(await client.get("/admin/facts/mem_stale/delete", headers=headers)).one("form")
+    tab_c = tree(await client.get("/admin/facts/mem_stale/edit", headers=headers)).one("form")
+    await client.post(tab_c["hx-post"], data={**form_fields(tab_c), "text": "v3"}, headers=headers)
+    asked = await client.post(deleting["hx-post"], data=form_fields(deleting), headers=headers)
+
+    assert same.headers["hx-retarget"] == "#shared", "the text it already holds loses nothing: saved"
+    assert asked.status_code == 200
+    assert tree(asked).one("li", {"data-confirm-delete": "mem_stale"}).one("q").text == "v3"
+    assert await services.provider.get("mem_stale") is not None

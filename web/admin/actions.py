@@ -16,13 +16,15 @@ from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Redirect, Template
 
 from web.admin.pages import (
+    FactForm,
     Form,
     not_administered,
     outcome_response,
     page_and_fact,
     query_from,
 )
-from web.admin.views import EditFormView
+from web.admin.replacing import replaces_token
+from web.admin.views import AdminQuery, EditFormView, FactsPage, FactView
 from web.kit.area import NO_STORE
 from web.kit.identity.visit import Visit
 
@@ -51,6 +53,9 @@ async def edit_fact(
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
+    changed = await _changed_since_shown(request, visit, memory_id, data, "edit")
+    if changed is not None:
+        return changed
     outcome = await visit.services.admin.edit(visit.viewer.actor, memory_id, text=data.text)
     if outcome.status == "invalid":
         return await _step(
@@ -72,6 +77,9 @@ async def delete_fact(
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
+    changed = await _changed_since_shown(request, visit, memory_id, data, "delete")
+    if changed is not None:
+        return changed
     outcome = await visit.services.admin.retire(visit.viewer.actor, memory_id)
     return await outcome_response(request, visit, query_from(request, data.back), outcome, "Deleted")
 
@@ -90,6 +98,23 @@ async def pin_fact(
     return await outcome_response(request, visit, query_from(request, data.back), outcome, done)
 
 
+async def _changed_since_shown(
+    request: HTMXRequest, visit: Visit, memory_id: str, data: FactForm, step: Literal["edit", "delete"]
+) -> Template | None:
+    """An edit or a delete acts only on the value its form showed: when the fact was changed meanwhile
+    (in another tab, by another administrator), the form comes back showing the new value and asks
+    again (409 as a page), with what was typed kept; None when it may go ahead. An edit whose text is
+    already the fact's loses nothing, and goes ahead."""
+    if not data.shown:
+        return None
+    query = query_from(request, data.back)
+    view, fact = await page_and_fact(visit, query, memory_id)
+    if fact is None or replaces_token(fact) == data.shown or (step == "edit" and fact.text == data.text.strip()):
+        return None  # gone meanwhile: the act itself says so
+    typed = data.text if step == "edit" else None
+    return _step_answer(request, visit, query, view, fact, step, text=typed, error="", changed=True)
+
+
 async def _step(
     request: HTMXRequest,
     visit: Visit,
@@ -106,6 +131,21 @@ async def _step(
     view, fact = await page_and_fact(visit, query, memory_id)
     if fact is None:
         return not_administered(request, view, query)
+    return _step_answer(request, visit, query, view, fact, step, text=text, error=error)
+
+
+def _step_answer(
+    request: HTMXRequest,
+    visit: Visit,
+    query: AdminQuery,
+    view: FactsPage,
+    fact: FactView,
+    step: Literal["edit", "delete"],
+    *,
+    text: str | None,
+    error: str,
+    changed: bool = False,
+) -> Template:
     form = EditFormView(
         fact=fact,
         text=fact.text if text is None else text,
@@ -113,13 +153,16 @@ async def _step(
         max_fact_chars=visit.services.settings.max_fact_chars,
         back=query.href(),
         csrf_token=visit.viewer.csrf_token,
+        shown=replaces_token(fact),
+        changed=changed,
     )
     fragment = "admin/_fact_edit.html" if step == "edit" else "admin/_confirm_delete.html"
     context = {"form": form, "fact": fact, "page": view, "area": view.area}
     if request.htmx:  # the row's replacement; an invalid edit answers 200 so htmx swaps it back in place
         return Template(fragment, context=context, headers=NO_STORE)
     page = "admin/edit.html" if step == "edit" else "admin/confirm_delete.html"
-    return Template(page, context=context, status_code=400 if error else 200, headers=NO_STORE)
+    status = 409 if changed else 400 if error else 200
+    return Template(page, context=context, status_code=status, headers=NO_STORE)
 
 
 def _back(request: HTMXRequest) -> str:

@@ -80,6 +80,8 @@ class FactForm:
     csrf_token: str = ""
     replaces: str = ""
     """On a publish: which fact the person saw and confirmed replacing (`web.admin.replacing`)."""
+    shown: str = ""
+    """On an edit or a delete: which value of the fact the form showed (`replaces_token`)."""
     confirm: str = ""
     """On a publish's confirmation: `replace`, or `keep` to publish nothing."""
 

@@ -154,6 +154,11 @@ class EditFormView:
     max_fact_chars: int
     back: str
     csrf_token: str
+    shown: str = ""
+    """Which value of the fact this form shows (`web.admin.replacing.replaces_token`): an edit or a
+    delete of another value is asked about again."""
+    changed: bool = False
+    """The fact changed after the person opened the form: its new value is shown, and they are asked again."""
 
 
 @dataclass(frozen=True, slots=True)
