@@ -56,9 +56,10 @@ class LifetimeChoice:
 
 
 def lifetime_choice(answer: str) -> LifetimeChoice:
-    """ "never" (or nothing) keeps concluded memories until forgotten; otherwise one of `LIFETIME_CHOICES`."""
+    """ "never" keeps concluded memories until forgotten; otherwise one of `LIFETIME_CHOICES`. Nothing
+    chosen is no choice: a setting is never changed by a value the page does not offer."""
     text = answer.strip()
-    if text in ("", "never"):
+    if text == "never":
         return LifetimeChoice()
     if text.isdigit() and int(text) in LIFETIME_CHOICES:
         return LifetimeChoice(days=int(text))

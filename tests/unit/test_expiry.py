@@ -55,7 +55,7 @@ def test_a_memory_is_expired_from_the_instant_its_time_is_reached(expires_at: da
 @pytest.mark.parametrize(
     ("answer", "choice"),
     [
-        ("", LifetimeChoice()),
+        ("", LifetimeChoice(error="Choose one of 30, 90, 180, 365 days, or keep them until forgotten.")),
         ("never", LifetimeChoice()),
         (" 180 ", LifetimeChoice(days=180)),
         ("30", LifetimeChoice(days=30)),

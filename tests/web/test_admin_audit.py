@@ -149,7 +149,7 @@ async def test_a_setting_changed_shows_its_value_before_and_choosing_the_default
     client: AsyncTestClient[Litestar], login_as: LoginAs
 ) -> None:
     form = {"csrf_token": await login_as(LENA)}
-    await client.post("/admin/organisation/lifetime", data={**form, "days": ""})  # the default, chosen
+    await client.post("/admin/organisation/lifetime", data={**form, "days": "never"})  # the default, chosen
     await client.post("/admin/organisation/approval", data={**form, "required": "yes"})
     await client.post("/admin/organisation/approval", data={**form, "required": "no"})
 
@@ -329,3 +329,34 @@ async def test_a_preview_reaches_the_trail_of_the_persons_own_organisation_whate
     assert rows(seen_globally) == [("preview", "sam", "")] * 3
     assert rows(seen_in_berlin) == [("preview", "sam", "")] * 3
     assert await services.audit.at_scopes(["actor:ada", "tenant:hamburg", "tenant:nowhere"]) == []
+
+
+async def test_a_setting_or_a_pin_sent_with_a_value_the_page_never_offers_changes_nothing(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    """A tampered or truncated form cannot switch a privacy setting off, or a fact's pin, by accident."""
+    form = {"csrf_token": await login_as(LENA)}
+    await client.post("/admin/organisation/approval", data={**form, "required": "yes"})
+    await client.post("/admin/organisation/lifetime", data={**form, "days": "90"})
+    published = await client.post(
+        "/admin/facts", data={**form, "key": "tone", "text": "formal", "scope": "tenant:berlin", "pinned": "on"}
+    )
+    assert published.status_code in {200, 303}
+    [fact] = await services.provider.list(scopes=["tenant:berlin"], ctx=ScopeContext(LENA))
+
+    refused = [
+        await client.post("/admin/organisation/approval", data={**form, "required": "maybe"}),
+        await client.post("/admin/organisation/approval", data=form),
+        await client.post("/admin/organisation/lifetime", data={**form, "days": ""}),
+        await client.post(f"/admin/facts/{fact.id}/pin", data={**form, "pinned": "maybe"}),
+    ]
+
+    assert [answer.status_code for answer in refused] == [400, 400, 400, 400]
+    assert tree(refused[0]).one("h1").text == "Nothing was changed"
+    page = tree(await client.get("/admin/organisation"))
+    assert page.one(attrs={"data-approval": True})["data-approval"] == "required"
+    assert page.one("option", {"selected": True})["value"] == "90"
+    [kept] = await services.provider.list(scopes=["tenant:berlin"], ctx=ScopeContext(LENA))
+    assert kept.pinned
+    trail = [r[0] for r in rows(tree(await client.get("/admin/audit")))]
+    assert trail == ["pin", "write", "lifetime", "approval"], "nothing refused is recorded"

@@ -26,6 +26,7 @@ from web.admin.pages import (
 from web.admin.replacing import replaces_token
 from web.admin.views import AdminQuery, EditFormView, FactsPage, FactView
 from web.kit.area import NO_STORE
+from web.kit.errors import ErrorView, error_answer
 from web.kit.identity.visit import Visit
 
 __all__ = ("delete_fact", "edit_fact", "fact_step", "pin_fact")
@@ -91,7 +92,9 @@ async def pin_fact(
     memory_id: FromPath[str],
     data: Form,
 ) -> Template | Redirect:
-    """`pinned=true` makes the fact always on, anything else takes that away."""
+    """`pinned=true` makes the fact always on, `pinned=false` takes that away; anything else changes nothing."""
+    if data.pinned not in ("true", "false"):
+        return error_answer(request, NOT_A_PIN)
     pinned = data.pinned == "true"
     outcome = await visit.services.admin.pin(visit.viewer.actor, memory_id, pinned=pinned)
     done = "Now always on" if pinned else "No longer always on"
@@ -163,6 +166,17 @@ def _step_answer(
     page = "admin/edit.html" if step == "edit" else "admin/confirm_delete.html"
     status = 409 if changed else 400 if error else 200
     return Template(page, context=context, status_code=status, headers=NO_STORE)
+
+
+NOT_A_PIN = ErrorView(
+    400,
+    "Nothing was changed",
+    "The form did not say whether the fact should be always on, so it stays as it was. Open the page again and "
+    "use its button.",
+    "/admin",
+    "Back to the shared facts",
+    "facts",
+)
 
 
 def _back(request: HTMXRequest) -> str:

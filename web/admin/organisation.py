@@ -9,9 +9,10 @@ and after. A lifetime that is not one of those offered is refused with the page 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated
+from typing import Annotated, Any
 
-from litestar import get, post
+from litestar import Request, get, post
+from litestar.datastructures import State
 from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
 from litestar.params import Body
@@ -21,6 +22,7 @@ from store.consent import ApprovalSetting
 from store.domain.expiry import LIFETIME_CHOICES, lifetime_choice, lifetime_words
 from store.expiry import LifetimeSetting
 from web.kit.area import NO_STORE, AreaView, area_view
+from web.kit.errors import ErrorView, error_answer
 from web.kit.identity.visit import Visit
 
 __all__ = ("organisation_settings", "set_approval", "set_lifetime")
@@ -84,10 +86,27 @@ class ApprovalForm:
 
 @post("/admin/organisation/approval", name="admin_set_approval", status_code=303, include_in_schema=False)
 async def set_approval(
-    visit: NamedDependency[Visit], data: Annotated[ApprovalForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
-) -> Redirect:
+    request: Request[Any, Any, State],
+    visit: NamedDependency[Visit],
+    data: Annotated[ApprovalForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
+) -> Redirect | Template:
+    """`required=yes` or `required=no`, as the page's one button sends; anything else changes nothing
+    (a privacy setting is never switched by a value the page does not offer)."""
+    if data.required not in ("yes", "no"):
+        return error_answer(request, NOT_OFFERED)
     await visit.services.consent.require_approval(visit.viewer.actor, required=data.required == "yes")
     return Redirect("/admin/organisation", status_code=303, headers=NO_STORE)
+
+
+NOT_OFFERED = ErrorView(
+    400,
+    "Nothing was changed",
+    "The form sent a choice the organisation's page does not offer, so the setting stays as it was. Open the page "
+    "again and use its button.",
+    "/admin/organisation",
+    "Back to the organisation's settings",
+    "organisation",
+)
 
 
 @dataclass(frozen=True, slots=True)
