@@ -81,6 +81,13 @@ def _tenants(group: list[TrailEntry]) -> list[str]:
     return [e.scope.removeprefix("tenant:") for e in group if e.scope.startswith("tenant:")]
 
 
+def _acting_for(tenants: list[str], person_tenant: object) -> str | None:
+    """The organisation an act was done for: a look or a refused erasure is recorded at the person's
+    organisation and, when the one who acted is of another, at theirs too, which is the one it was for."""
+    others = [t for t in tenants if t != person_tenant]
+    return others[0] if others else (tenants[0] if tenants else None)
+
+
 def _act(group: list[TrailEntry]) -> StaffAct:
     first = group[0]
     after = _after(first)
@@ -88,12 +95,10 @@ def _act(group: list[TrailEntry]) -> StaffAct:
     if first.action == "preview":
         looked_at = after.get("actor")
         person_tenant = looked_at.get("tenantRef") if isinstance(looked_at, Mapping) else None
-        # A preview is recorded at the person's organisation and, when it is another, at the viewer's.
-        others = [t for t in tenants if t != person_tenant]
-        organisation = others[0] if others else (tenants[0] if tenants else None)
-        return StaffAct(first.at, first.who, "preview", organisation)
-    if first.action in {"erase", "erase-refused"}:
-        kind: Literal["erase", "erase-refused"] = "erase" if first.action == "erase" else "erase-refused"
-        return StaffAct(first.at, first.who, kind, tenants[0] if tenants else None)
+        return StaffAct(first.at, first.who, "preview", _acting_for(tenants, person_tenant))
+    if first.action == "erase-refused":
+        return StaffAct(first.at, first.who, "erase-refused", _acting_for(tenants, after.get("tenantRef")))
+    if first.action == "erase":
+        return StaffAct(first.at, first.who, "erase", tenants[0] if tenants else None)
     moved_from, moved_to = after.get("from"), after.get("to")
     return StaffAct(first.at, first.who, "move", None, moved_from=moved_from, moved_to=moved_to)

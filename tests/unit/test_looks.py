@@ -65,6 +65,15 @@ def test_a_refused_erasure_attempt_is_shown_as_one() -> None:
     assert staff_acts("ada", [tried]) == (StaffAct(T, "jonas", "erase-refused", "berlin"),)
 
 
+def test_an_attempt_from_another_organisation_is_shown_once_as_done_for_that_organisation() -> None:
+    tried = {"person": "ada", "tenantRef": "berlin"}
+    recorded = [
+        TrailEntry(T, "jonas", "erase-refused", scope, tried) for scope in ("global", "tenant:berlin", "tenant:hamburg")
+    ]
+
+    assert staff_acts("ada", recorded) == (StaffAct(T, "jonas", "erase-refused", "hamburg"),)
+
+
 def test_an_operators_move_is_shown_and_a_sign_in_move_or_ones_own_act_is_not() -> None:
     moved = {"person": "ada", "from": "berlin", "to": None, "by": "operator"}
     by_sign_in = {"person": "ada", "from": None, "to": "berlin", "by": "sign-in"}
