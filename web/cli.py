@@ -18,7 +18,7 @@ from store import Actor
 from store.domain.identifiers import id_problem
 from store.embedding import EmbedderError
 from store.persistence import DATABASE_URL_VARIABLE, printable_url, upgrade
-from store.persistence.engine import connections_accepted
+from store.persistence.engine import connections_accepted, writes_refused
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
 from web.demo.content import DemoRefusedError
 from web.housekeeping import NoDatabaseError, Pruned, existing_database, prune
@@ -199,7 +199,10 @@ def _serve(host: str, port: int, workers: int) -> int:
     settings.require_server_settings()
     _refuse_port_in_use(host, port)
     with _database_errors(settings.database_url):
-        accepted = asyncio.run(_starting(_check_database(settings)))
+        accepted, refused = asyncio.run(_starting(_check_database(settings)))
+    if refused is not None:
+        where = f"{DATABASE_URL_VARIABLE}={printable_url(settings.database_url)}"
+        raise DatabaseUnusableError(f"the database at {where} cannot be written: {refused}")
     warning = pool_warning(accepted, workers, settings.database_pool_size)
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
@@ -214,16 +217,18 @@ def _serve(host: str, port: int, workers: int) -> int:
     return 0
 
 
-async def _check_database(settings: Settings) -> tuple[int, str] | None:
+async def _check_database(settings: Settings) -> tuple[tuple[int, str] | None, str | None]:
     """Open the database as the server will (SQLite: migrated) and read from it once, so that a
     database that is down or has no schema stops start-up, not a server answering 503 until it is back.
-    How many connections it accepts (`connections_accepted`)."""
+    How many connections it accepts (`connections_accepted`), and why it would refuse every write
+    (`writes_refused`: a read-only file or server would fail every turn)."""
     from web.services import open_services
 
     services = await open_services(settings)
     try:
         await services.people.recent(limit=1)
-        return await connections_accepted(services.provider.engine)
+        engine = services.provider.engine
+        return await connections_accepted(engine), await writes_refused(engine)
     finally:
         await services.close()
 

@@ -29,6 +29,7 @@ from contextlib import asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event, text
@@ -63,6 +64,7 @@ __all__ = (
     "reading",
     "run_statements",
     "settle_anchor",
+    "writes_refused",
     "writing",
 )
 
@@ -129,6 +131,31 @@ def open_engine(database_url: str, **engine_options: Any) -> AsyncEngine:
 
 def is_sqlite(engine: AsyncEngine | AsyncConnection) -> bool:
     return engine.dialect.name == "sqlite"
+
+
+async def writes_refused(engine: AsyncEngine) -> str | None:
+    """Why the database would refuse every write, in a few words, or None when it takes them: a SQLite
+    file (or its folder, where SQLite keeps its log beside it) that cannot be written — a read-only
+    disk or mount, another owner — or a PostgreSQL server that accepts no writes (a standby, or
+    `default_transaction_read_only`). Asked at start-up, so such a database stops the server instead
+    of every turn failing."""
+    if is_sqlite(engine):
+        return _sqlite_file_refuses_writes(engine.url.database)
+    async with reading(engine) as connection:
+        read_only = (await connection.execute(text("SELECT current_setting('transaction_read_only')"))).scalar()
+    return "the server accepts no writes (transaction_read_only is on: a standby?)" if read_only == "on" else None
+
+
+def _sqlite_file_refuses_writes(name: str | None) -> str | None:
+    if not name or name == ":memory:" or name.startswith("file:"):
+        return None
+    path = Path(name).resolve()
+    if path.exists() and not os.access(path, os.W_OK):
+        return f"the file {path} cannot be written (a read-only disk or mount, or another owner)"
+    log = [path.with_name(f"{path.name}{suffix}") for suffix in ("-wal", "-shm")]
+    if not all(os.access(each, os.W_OK) for each in log) and not os.access(path.parent, os.W_OK):
+        return f"its folder {path.parent} cannot be written, and SQLite keeps its log there"
+    return None
 
 
 async def connections_accepted(engine: AsyncEngine) -> tuple[int, str] | None:

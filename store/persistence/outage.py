@@ -1,9 +1,10 @@
 """Telling "the database cannot be reached right now" from every other failure, without the caller
 importing SQLAlchemy or a driver.
 
-An outage is temporary and says nothing about the request: the server is down, restarting or refusing
-connections, a connection died mid-statement, the pool waited too long for one, or SQLite's write lock
-was held past the busy timeout. The web layer answers those with 503 and asks again on the next
+An outage says nothing about the request: the server is down, restarting or refusing connections, a
+connection died mid-statement, the pool waited too long for one, SQLite's write lock was held past
+the busy timeout, or the database stopped taking writes (its disk is full, its file or server went
+read-only) — an operator's to mend, not a bug. The web layer answers those with 503 and asks again on the next
 request (the pool drops connections it saw die, so service resumes by itself once the database is
 back). Anything else — a constraint, a bad statement — is a bug and stays a 500.
 """
@@ -36,8 +37,17 @@ _OUTAGES: tuple[type[BaseException], ...] = (
     asyncpg.OperatorInterventionError,  # administrator or crash shutdown
     asyncpg.TooManyConnectionsError,
     asyncpg.InterfaceError,  # "connection is closed"
+    asyncpg.ReadOnlySQLTransactionError,  # a standby, or a server made read-only
+    asyncpg.InsufficientResourcesError,  # the disk is full, out of memory
 )
-_SQLITE_OUTAGE_WORDS = ("database is locked", "unable to open database", "disk i/o error", "database is busy")
+_SQLITE_OUTAGE_WORDS = (
+    "database is locked",
+    "unable to open database",
+    "disk i/o error",
+    "database is busy",
+    "attempt to write a readonly database",  # the file, its disk or its mount went read-only
+    "database or disk is full",
+)
 
 
 def database_unavailable(error: BaseException) -> bool:

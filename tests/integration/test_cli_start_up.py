@@ -4,6 +4,7 @@ any password masked and a non-zero exit: never a traceback, never a server that 
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 from collections.abc import Sequence
 from pathlib import Path
@@ -298,3 +299,61 @@ def test_serve_warns_of_the_connection_limit_of_the_role_it_signs_in_as(
         assert "Set ONFILE_DATABASE_POOL_SIZE to 3 or fewer" in warning
     finally:
         asyncio.run(make_role([f"REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {role}", f"DROP ROLE {role}"]))
+
+
+def test_a_sqlite_file_that_cannot_be_written_stops_serve_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, served: list[dict[str, Any]]
+) -> None:
+    """A read-only disk or mount: reads work, so only asking whether the file may be written finds it. The
+    tests run as root, whom permissions never stop, so the mount's answer is given to `os.access`."""
+    database = tmp_path / "onfile.sqlite3"
+    monkeypatch.setenv("ONFILE_DATABASE_URL", f"sqlite+aiosqlite:///{database}")
+    assert cli.main(["serve", "--port", "8123"]) == 0, "a first start creates and migrates it"
+    capsys.readouterr()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode: mode != os.W_OK and real_access(path, mode))
+
+    with pytest.raises(SystemExit) as exited:
+        cli.main(["serve", "--port", "8123"])
+
+    err = capsys.readouterr().err
+    assert exited.value.code == 1
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == (  # after the migration's own lines: opening a SQLite file migrates it
+        f"onfile: the database at ONFILE_DATABASE_URL=sqlite+aiosqlite:///{database} cannot be written: the file "
+        f"{database} cannot be written (a read-only disk or mount, or another owner)"
+    )
+    assert len(served) == 1, "the server never started on it"
+
+
+@pytest.mark.postgres
+def test_a_postgresql_that_takes_no_writes_stops_serve_in_one_line(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    served: list[dict[str, Any]],
+    postgres_database_url: str,
+) -> None:
+    database = make_url(postgres_database_url).database
+
+    async def set_read_only(on: bool) -> None:
+        engine = open_engine(postgres_database_url)
+        try:
+            async with engine.begin() as connection:
+                await connection.execute(text("SET TRANSACTION READ WRITE"))  # once on, every new one is read-only
+                await connection.execute(
+                    text(f"ALTER DATABASE {database} SET default_transaction_read_only = {'on' if on else 'off'}")
+                )
+        finally:
+            await engine.dispose()
+
+    asyncio.run(set_read_only(True))
+    try:
+        monkeypatch.setenv("ONFILE_DATABASE_URL", postgres_database_url)
+
+        code, err = refusal(["serve", "--port", "8123"], capsys)
+    finally:
+        asyncio.run(set_read_only(False))
+
+    assert code == 1
+    assert err.endswith("cannot be written: the server accepts no writes (transaction_read_only is on: a standby?)\n")
+    assert not served

@@ -34,6 +34,12 @@ OUTAGES = [
     pytest.param(asyncpg.AdminShutdownError("terminating connection due to administrator command"), id="shutdown"),
     pytest.param(asyncpg.TooManyConnectionsError("too many clients"), id="too-many"),
     pytest.param(exc.TimeoutError("QueuePool limit reached"), id="pool-timeout"),
+    pytest.param(wrapped(sqlite3.OperationalError("attempt to write a readonly database")), id="sqlite-read-only"),
+    pytest.param(wrapped(sqlite3.OperationalError("database or disk is full")), id="sqlite-disk-full"),
+    pytest.param(
+        asyncpg.ReadOnlySQLTransactionError("cannot execute INSERT in a read-only transaction"), id="pg-read-only"
+    ),
+    pytest.param(asyncpg.DiskFullError("could not extend file"), id="pg-disk-full"),
 ]
 BUGS = [
     pytest.param(wrapped(sqlite3.IntegrityError("UNIQUE constraint failed"), exc.IntegrityError), id="constraint"),
