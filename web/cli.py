@@ -161,7 +161,9 @@ def _database_errors(url: str, name: str = DATABASE_URL_VARIABLE) -> Iterator[No
         hint = ""
         if re.search(r'\bdatabase "[^"]*" does not exist', reason[0]):  # an upgrade fills one, cannot make one
             hint = "; create it first (PostgreSQL's `createdb`), then run `onfile db upgrade`"
-        elif "no such table" in reason[0] or "does not exist" in reason[0]:
+        elif re.search(r'\brole "[^"]*" does not exist', reason[0]):
+            hint = "; create that role on the server, or put one that exists in the URL"
+        elif "no such table" in reason[0] or re.search(r'\b(relation|table) "[^"]*" does not exist', reason[0]):
             hint = "; run `onfile db upgrade`"
         msg = f"the database at {name}={printable_url(url)} {how}: {reason[0]}{hint}"
         raise DatabaseUnusableError(msg) from None
@@ -197,12 +199,25 @@ def _upgrade(database_url: str | None) -> int:
 def _serve(host: str, port: int, workers: int) -> int:
     settings = Settings.load()
     settings.require_server_settings()
+    where = f"{DATABASE_URL_VARIABLE}={printable_url(settings.database_url)}"
+    if settings.sqlite_in_memory:
+        msg = (
+            f"{where} names an in-memory SQLite database: each worker would hold one of its own, and every restart "
+            "would lose it. Name a file, such as sqlite+aiosqlite:///onfile.sqlite3"
+        )
+        raise SettingsError(msg)
     _refuse_port_in_use(host, port)
+    sqlite_file = settings.sqlite_file.absolute() if settings.sqlite_file is not None else None
+    created = sqlite_file is not None and not sqlite_file.exists()
     with _database_errors(settings.database_url):
         accepted, refused = asyncio.run(_starting(_check_database(settings)))
     if refused is not None:
-        where = f"{DATABASE_URL_VARIABLE}={printable_url(settings.database_url)}"
         raise DatabaseUnusableError(f"the database at {where} cannot be written: {refused}")
+    if sqlite_file is None:
+        print(f"onfile: serving the database at {where}")
+    else:  # the working directory decides where a relative file is: say which, and whether it was new
+        made = ", a new, empty database: there was none at that path" if created else ""
+        print(f"onfile: serving the database at {where}: the file {sqlite_file}{made}")
     warning = pool_warning(accepted, workers, settings.database_pool_size)
     if warning:
         print(f"warning: {warning}", file=sys.stderr)
@@ -287,21 +302,30 @@ def _move(person: str, organisation: str | None, *, by: str) -> int:
         if problem is not None:
             raise NoSuchPersonError(problem)
 
-    async def moving() -> tuple[Actor | None, Actor | None]:
+    async def moving() -> tuple[Actor | None, Actor | None, bool]:
         async with existing_database(settings) as services:
             known = await services.people.find(person)
-            return known, await services.admin.move_person(by, person, organisation)
+            others = [] if organisation is None else await services.people.of_organisations([organisation], limit=2)
+            joined = any(other.id != person for other, _ in others)
+            return known, await services.admin.move_person(by, person, organisation), joined
 
     with _database_errors(settings.database_url):
-        known, moved = asyncio.run(_starting(moving()))
+        known, moved, joined = asyncio.run(_starting(moving()))
     if known is None or moved is None:
         msg = f"nobody with the id {person!r} is known: a person is known once they signed in or an agent asked"
         raise NoSuchPersonError(msg)
     where = f"organisation {organisation}" if organisation is not None else "no organisation"
     if known.tenant_ref == organisation:
         print(f"{person} is in {where} already; nothing changed, and nothing was added to the audit trail")
-    else:
-        print(f"{person} is in {where}; the move is in the audit trail of the organisations concerned")
+        return 0
+    left = f"organisation {known.tenant_ref}" if known.tenant_ref is not None else "no organisation"
+    print(f"{person} is in {where}, moved from {left}; the move is in the audit trail of the organisations concerned")
+    if organisation is not None and not joined:
+        print(
+            f"note: nobody else is known in organisation {organisation}: if that is not a new organisation, check its "
+            "spelling (it is the identity provider's tenant claim) and move them again",
+            file=sys.stderr,
+        )
     return 0
 
 

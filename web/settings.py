@@ -264,6 +264,16 @@ class Settings:
         return Path(database)
 
     @property
+    def sqlite_in_memory(self) -> bool:
+        """Whether the URL names an in-memory SQLite database (nothing, or `:memory:`, after the slashes;
+        or a `file:` URI with `mode=memory`): one per process, gone when it stops."""
+        prefix = f"{_SQLITE}://"
+        if not self.database_url.startswith(prefix):
+            return False
+        database, _, query = unquote(self.database_url.removeprefix(prefix)).partition("?")
+        return database.removeprefix("/") in {"", ":memory:"} or "mode=memory" in query or "mode=memory" in database
+
+    @property
     def secure_cookies(self) -> bool:
         """Whether people reach OnFile over HTTPS, however the scheme is spelt (`HTTPS://` too)."""
         return urlsplit(self.base_url).scheme == "https"

@@ -12,6 +12,7 @@ back). Anything else — a constraint, a bad statement — is a bug and stays a 
 from __future__ import annotations
 
 import socket
+import sqlite3
 from collections.abc import Iterator
 
 import asyncpg
@@ -21,6 +22,8 @@ __all__ = ("DATABASE_ERROR_TYPES", "database_unavailable")
 
 DATABASE_ERROR_TYPES: tuple[type[Exception], ...] = (
     exc.SQLAlchemyError,
+    exc.EmulatedDBAPIException,  # the driver's error as SQLAlchemy's adapter raises it, on the driver path
+    sqlite3.Error,
     asyncpg.PostgresError,
     asyncpg.InterfaceError,
     ConnectionError,
@@ -59,7 +62,9 @@ def database_unavailable(error: BaseException) -> bool:
             return True
         if isinstance(cause, _OUTAGES):
             return True
-        if isinstance(cause, exc.OperationalError) and any(w in str(cause.orig).lower() for w in _SQLITE_OUTAGE_WORDS):
+        said = str(cause.orig if isinstance(cause, exc.OperationalError) else cause).lower()
+        operational = isinstance(cause, exc.OperationalError | sqlite3.OperationalError | exc.EmulatedDBAPIException)
+        if operational and any(word in said for word in _SQLITE_OUTAGE_WORDS):
             return True
     return False
 

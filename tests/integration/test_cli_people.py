@@ -45,7 +45,12 @@ def known_and_audited() -> tuple[Actor | None, list[tuple[str, str, str, object]
 def test_moving_a_person_is_audited_at_both_organisations(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["people", "move", "ada", "--to", "hamburg", "--by", "ops-anna"]) == 0
 
-    assert "ada is in organisation hamburg" in capsys.readouterr().out
+    said = capsys.readouterr()
+    assert said.out == (
+        "ada is in organisation hamburg, moved from organisation berlin; the move is in the audit trail of the "
+        "organisations concerned\n"
+    )
+    assert "nobody else is known in organisation hamburg: if that is not a new organisation, check" in said.err
     person, audited = known_and_audited()
     assert person == Actor("ada", "hamburg", ("staff",))
     after = {"person": "ada", "from": "berlin", "to": "hamburg", "by": "operator"}
@@ -90,3 +95,18 @@ def test_a_move_that_cannot_be_made_is_one_line_and_changes_nothing(
     assert err.count("\n") == 1, err
     assert said in err
     assert known_and_audited() == (Actor("ada", "berlin", ("staff",)), [])
+
+
+def test_moving_someone_where_others_are_known_raises_no_doubt_about_the_spelling(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async def another_in_hamburg() -> None:
+        engine = open_engine(URL)
+        await KnownPeople(engine).note(Actor("jonas", "hamburg"))
+        await engine.dispose()
+
+    asyncio.run(another_in_hamburg())
+
+    assert main(["people", "move", "ada", "--to", "hamburg", "--by", "ops-anna"]) == 0
+
+    assert capsys.readouterr().err == ""

@@ -178,6 +178,7 @@ def test_serve_on_a_port_in_use_says_so_in_one_line_before_the_database_is_touch
             "; create it first (PostgreSQL's `createdb`), then run `onfile db upgrade`",
         ),
         ('relation "agent_memory" does not exist', "; run `onfile db upgrade`"),
+        ('role "onfile" does not exist', "; create that role on the server, or put one that exists in the URL"),
         ("no such table: agent_memory", "; run `onfile db upgrade`"),
     ],
 )
@@ -357,3 +358,60 @@ def test_a_postgresql_that_takes_no_writes_stops_serve_in_one_line(
     assert code == 1
     assert err.endswith("cannot be written: the server accepts no writes (transaction_read_only is on: a standby?)\n")
     assert not served
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "sqlite+aiosqlite:///:memory:",
+        "sqlite+aiosqlite://",
+        "sqlite+aiosqlite:///",
+        "sqlite+aiosqlite:///file:x?mode=memory&uri=true",
+    ],
+)
+def test_an_in_memory_sqlite_database_is_refused_before_anything_starts(
+    url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], served: list[dict[str, Any]]
+) -> None:
+    monkeypatch.setenv("ONFILE_DATABASE_URL", url)
+
+    code, err = refusal(["serve", "--port", "8123", "--workers", "2"], capsys)
+
+    assert code == 2
+    assert "names an in-memory SQLite database: each worker would hold one of its own" in err
+    assert not served
+
+
+def test_serve_says_which_database_file_it_serves_and_when_it_made_a_new_one(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Started from the wrong folder, a relative file would be a new, empty store: the operator is told."""
+    monkeypatch.setenv("ONFILE_DATABASE_URL", "sqlite+aiosqlite:///onfile.sqlite3")
+
+    assert cli.main(["serve", "--port", "8123"]) == 0
+    first = capsys.readouterr().out
+    assert cli.main(["serve", "--port", "8123"]) == 0
+    again = capsys.readouterr().out
+
+    said = "onfile: serving the database at ONFILE_DATABASE_URL=sqlite+aiosqlite:///onfile.sqlite3: the file "
+    assert first == f"{said}{tmp_path / 'onfile.sqlite3'}, a new, empty database: there was none at that path\n"
+    assert again == f"{said}{tmp_path / 'onfile.sqlite3'}\n"
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("command", [["serve"], ["prune"], ["people", "move", "ada", "--to", "berlin", "--by", "ops"]])
+def test_a_role_postgresql_does_not_know_stops_every_command_in_one_line_saying_what_to_do(
+    command: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    postgres_database_url: str,
+) -> None:
+    stranger = make_url(postgres_database_url).set(username="nobody_here")
+    monkeypatch.setenv("ONFILE_DATABASE_URL", stranger.render_as_string(hide_password=False))
+
+    code, err = refusal(command, capsys)
+
+    assert code == 1
+    assert err.endswith(
+        'cannot be used: role "nobody_here" does not exist; create that role on the server, or put one that exists '
+        "in the URL\n"
+    )

@@ -36,6 +36,7 @@ OUTAGES = [
     pytest.param(exc.TimeoutError("QueuePool limit reached"), id="pool-timeout"),
     pytest.param(wrapped(sqlite3.OperationalError("attempt to write a readonly database")), id="sqlite-read-only"),
     pytest.param(wrapped(sqlite3.OperationalError("database or disk is full")), id="sqlite-disk-full"),
+    pytest.param(sqlite3.OperationalError("unable to open database file"), id="sqlite-unopenable-on-the-driver-path"),
     pytest.param(
         asyncpg.ReadOnlySQLTransactionError("cannot execute INSERT in a read-only transaction"), id="pg-read-only"
     ),
@@ -46,6 +47,7 @@ BUGS = [
     pytest.param(wrapped(sqlite3.OperationalError("no such table: agent_memory")), id="schema"),
     pytest.param(wrapped(Exception("syntax error"), exc.ProgrammingError), id="statement"),
     pytest.param(asyncpg.UniqueViolationError("duplicate key"), id="pg-constraint"),
+    pytest.param(sqlite3.OperationalError("no such table: agent_memory"), id="schema-on-the-driver-path"),
     pytest.param(ValueError("not a database error"), id="other"),
 ]
 
