@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import re
 import socket
+import sqlite3
 import sys
 from collections.abc import Awaitable, Iterator, Sequence
 from pathlib import Path
@@ -18,6 +19,7 @@ from store import Actor
 from store.domain.identifiers import id_problem
 from store.embedding import EmbedderError
 from store.persistence import DATABASE_URL_VARIABLE, printable_url, upgrade
+from store.persistence.backup import TargetExistsError, backup_sqlite
 from store.persistence.engine import connections_accepted, writes_refused
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
 from web.demo.content import DemoRefusedError
@@ -65,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "reembed", help="give every memory without a vector of ONFILE_EMBEDDER one (after changing it, or upgrading)"
     )
     db_reembed.add_argument("--all", action="store_true", help="rebuild every memory's vector, not only missing ones")
+    db_backup = db_commands.add_parser(
+        "backup", help="copy a SQLite database, whole and consistent, while OnFile serves it (PostgreSQL: pg_dump)"
+    )
+    db_backup.add_argument("file", help="the new file to write the copy to (never overwritten)")
 
     people = commands.add_parser("people", help="look after the people OnFile knows")
     people_commands = people.add_subparsers(dest="people_command", required=True)
@@ -90,6 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _move(args.person, None if args.to_none else args.organisation, by=args.by)
         if args.db_command == "reembed":
             return _reembed(everything=args.all)
+        if args.db_command == "backup":
+            return _backup(Path(args.file))
         return _upgrade(args.database_url)
     except SettingsError as error:
         parser.exit(2, f"onfile: {error}\n")
@@ -100,6 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ReembedStoppedError,
         NoSuchPersonError,
         PortInUseError,
+        BackupRefusedError,
     ) as error:
         parser.exit(1, f"onfile: {error}\n")
 
@@ -326,6 +335,39 @@ def _move(person: str, organisation: str | None, *, by: str) -> int:
             "spelling (it is the identity provider's tenant claim) and move them again",
             file=sys.stderr,
         )
+    return 0
+
+
+class BackupRefusedError(Exception):
+    """`onfile db backup` cannot copy: PostgreSQL (its own tools do), no database, or a file in the way."""
+
+
+def _backup(target: Path) -> int:
+    settings = Settings.load()
+    where = f"{DATABASE_URL_VARIABLE}={printable_url(settings.database_url)}"
+    source = settings.sqlite_file
+    if source is None:
+        msg = (
+            f"{where} is not a SQLite file: back PostgreSQL up with its own tools, such as "
+            "`pg_dump --format=custom --file=onfile.dump <database>` (docs/deploy.md, Backups)"
+        )
+        raise BackupRefusedError(msg)
+    if not source.is_file():
+        msg = f"there is no database at {source.absolute()} ({where}): nothing to back up"
+        raise BackupRefusedError(msg)
+    if not target.parent.is_dir():
+        msg = f"the folder {target.parent.absolute()} does not exist: make it first, or name a file in another"
+        raise BackupRefusedError(msg)
+    try:
+        made = backup_sqlite(source, target)
+    except TargetExistsError as error:
+        raise BackupRefusedError(str(error)) from None
+    except sqlite3.Error as error:
+        raise BackupRefusedError(f"the backup of {source.absolute()} failed, and left no file: {error}") from None
+    print(
+        f"backed up {source.absolute()} to {made.target.absolute()}: {made.memories:,} memories, "
+        f"{made.people:,} people, {made.size_bytes / 1_000_000:,.1f} MB, checked whole"
+    )
     return 0
 
 

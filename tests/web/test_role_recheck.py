@@ -6,6 +6,7 @@ clock is the test's, so "six minutes later" takes no time."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import html
 import re
 import sqlite3
@@ -289,3 +290,28 @@ async def test_signing_out_while_the_provider_cannot_be_reached_ends_the_session
     landing = await client.get("/signed-out")
     assert landing.status_code == 200
     assert page_of(landing).one(attrs={"data-testid": "signed-out"})
+
+
+async def test_after_the_secret_key_changed_a_session_ends_at_its_recheck_and_the_person_signs_in_again(
+    client: AsyncTestClient[Litestar], provider: MockProvider, services: Services, clock: Clock
+) -> None:
+    """Its provider tokens were sealed under the old key: no recheck can pass, so rather than an area
+    refused "for a few minutes" for ever, the session ends and the person is asked to sign in."""
+    provider.set_person("lena", LENA_ADMIN)
+    await sign_in(client, provider, "lena")
+    session_id = client.cookies[SESSION_COOKIE]
+    rekeyed = dataclasses.replace(services.settings, secret_key="another-secret-key-after-rotation-0123456789")
+    restarted = await open_services(rekeyed, migrate=False, clock=clock)
+    try:
+        async with AsyncTestClient(app=create_app(rekeyed, services=restarted), base_url=BASE) as after:
+            after.follow_redirects = False
+            after.cookies.set(SESSION_COOKIE, session_id)
+            clock.advance(minutes=6)
+
+            answer = await after.get("/admin")
+
+            assert answer.status_code == 303
+            assert answer.headers["location"] == "/login?next=/admin"
+            assert await restarted.sessions.get(session_id) is None
+    finally:
+        await restarted.close()

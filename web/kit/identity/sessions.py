@@ -119,6 +119,13 @@ async def load_viewer(
         await services.sessions.delete(session_id)
         return None
     if provider is not None and recheck_due(_checked_at(data), now, settings.role_recheck):
+        if not _sealer(settings.secret_key).opens(data.get("tokens")):
+            # sealed under another ONFILE_SECRET_KEY: no recheck can ever pass, so the person signs in again
+            logger.warning(
+                "the session of %s ended: its provider tokens were sealed under another secret key", actor.id
+            )
+            await services.sessions.delete(session_id)
+            return None
         data = await _recheck(services, provider, session_id, data, actor, now)
         actor = _stored_actor(data) or actor
     if now - session.last_seen_at > _TOUCH_EVERY:

@@ -3,7 +3,7 @@ encrypted and authenticated with a key derived from the secret key, never as iss
 
 A refresh token is a credential: whoever holds it can ask the provider for the person's tokens. So
 the database (and every backup of it) holds them only sealed; a changed secret key leaves them
-unreadable, which reads as roles the provider cannot confirm until the person signs in again.
+unreadable, and the session ends at its next role recheck: the person signs in again.
 """
 
 from __future__ import annotations
@@ -36,6 +36,17 @@ class TokenSealer:
     def seal(self, tokens: ProviderTokens) -> str:
         payload = {"refresh": tokens.refresh_token, "access": tokens.access_token}
         return self._fernet.encrypt(json.dumps(payload).encode()).decode()
+
+    def opens(self, sealed: object) -> bool:
+        """Whether `sealed` is missing (a session that never kept tokens) or sealed under this key: false
+        for tokens sealed under another secret key, or tampered with."""
+        if sealed is None:
+            return True
+        try:
+            self._fernet.decrypt(str(sealed).encode())
+        except InvalidToken:
+            return False
+        return True
 
     def unseal(self, sealed: object) -> ProviderTokens:
         """The tokens, or none when `sealed` is missing, forged, or sealed under another secret key."""
