@@ -435,18 +435,32 @@ def check_database_url(url: str, name: str = f"{PREFIX}DATABASE_URL") -> None:
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
-    """KEY=value lines; blank lines and # comments skipped; matching single or double quotes removed."""
+    """`KEY=value` lines, as shells and most `.env` readers take them: blank lines and lines starting
+    with `#` skipped, and `export ` before a key allowed. A value in single or double quotes is what
+    is between them (a `#` in it included) and may be followed by a comment only; an unquoted value
+    ends where a comment begins — a `#` after a space — so `KEY=value  # why` is `value`."""
     values: dict[str, str] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
         key, sep, value = stripped.partition("=")
-        if not sep:
+        key = key.strip().removeprefix("export ").strip()
+        if not sep or not key:
             msg = f"{path}:{number}: expected KEY=value"
             raise SettingsError(msg)
         value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-            value = value[1:-1]
-        values[key.strip()] = value
+        if value[:1] in ("'", '"'):
+            closing = value.find(value[0], 1)
+            rest = value[closing + 1 :].strip() if closing > 0 else "?"
+            if rest and not rest.startswith("#"):
+                msg = f"{path}:{number}: {key}'s quoted value must be closed and end the line (a # comment may follow)"
+                raise SettingsError(msg)
+            value = value[1:closing]
+        else:
+            value = _INLINE_COMMENT.split(value, maxsplit=1)[0].rstrip()
+        values[key] = value
     return values
+
+
+_INLINE_COMMENT = re.compile(r"\s#")

@@ -196,3 +196,44 @@ def test_an_agent_token_no_header_can_carry_is_refused_at_start_up(tokens: str) 
 
     with pytest.raises(SettingsError, match="ONFILE_AGENT_TOKENS: each token must be printable ASCII"):
         settings.require_server_settings()
+
+
+@pytest.mark.parametrize(
+    ("line", "value"),
+    [
+        pytest.param("ONFILE_SECRET_KEY=changeme   # TODO: generate a real key", "changeme", id="inline-comment"),
+        pytest.param("ONFILE_SECRET_KEY=abc#def", "abc#def", id="a-hash-inside-a-word-is-the-value's"),
+        pytest.param('ONFILE_SECRET_KEY="abc #def"  # quoted', "abc #def", id="quoted-hash"),
+        pytest.param("ONFILE_SECRET_KEY='a b'", "a b", id="single-quotes"),
+        pytest.param("export ONFILE_SECRET_KEY=exported", "exported", id="export"),
+        pytest.param("  export   ONFILE_SECRET_KEY = spaced  ", "spaced", id="spaces"),
+        pytest.param("ONFILE_SECRET_KEY=", "", id="empty"),
+    ],
+)
+def test_a_dotenv_line_is_read_as_a_shell_would_read_it(tmp_path: Path, line: str, value: str) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text(f"{line}\n")
+
+    assert read_dotenv(dotenv) == {"ONFILE_SECRET_KEY": value}
+
+
+@pytest.mark.parametrize("line", ['ONFILE_SECRET_KEY="never closed', "ONFILE_SECRET_KEY='a' b", "=value"])
+def test_a_dotenv_line_that_cannot_be_read_is_refused_with_its_line_number(tmp_path: Path, line: str) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text(f"# settings\n{line}\n")
+
+    with pytest.raises(SettingsError, match=r"\.env:2: "):
+        read_dotenv(dotenv)
+
+
+def test_a_weak_key_hidden_by_a_comment_is_too_short_to_start(tmp_path: Path) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("ONFILE_SECRET_KEY=changeme   # TODO: generate a real key, at least 32 characters\n")
+    provider = {
+        "ONFILE_OIDC_ISSUER": "https://id.example.com",
+        "ONFILE_OIDC_CLIENT_ID": "onfile",
+        "ONFILE_OIDC_CLIENT_SECRET": "s3cr3t",
+    }
+
+    with pytest.raises(SettingsError, match="ONFILE_SECRET_KEY must be at least 32 characters"):
+        Settings.load(provider, dotenv).require_server_settings()
