@@ -11,7 +11,7 @@ from typing import Any
 
 from jinja2 import StrictUndefined
 from litestar import Litestar, MediaType, Request, Response, get
-from litestar.datastructures import State
+from litestar.datastructures import CacheControlHeader, State
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import NotFoundException
 from litestar.logging import LoggingConfig
@@ -96,6 +96,14 @@ OPERATOR_CHALLENGE = 'Bearer realm="onfile-operator"'
 @get("/healthz", name="healthz", include_in_schema=False)
 async def healthz() -> dict[str, str]:
     return {"status": "ok"}
+
+
+@get("/readyz", name="readyz", include_in_schema=False, cache_control=CacheControlHeader(no_store=True))
+async def readyz(services: NamedDependency[Services]) -> dict[str, str]:
+    """Whether this process can answer turns: it reads from the database once (a 503 with the
+    outage's words when it cannot). `/healthz` only says the process is up."""
+    await services.people.recent(limit=1)
+    return {"status": "ready"}
 
 
 @get("/metrics", name="metrics", media_type="text/plain; version=0.0.4", include_in_schema=False)
@@ -206,6 +214,7 @@ def create_app(
     return Litestar(
         route_handlers=[
             healthz,
+            readyz,
             login,
             callback,
             logout,

@@ -98,7 +98,9 @@ async def test_an_outage_answers_503_everywhere_and_service_resumes_when_the_dat
             ),
             "read-back": await client.get("/agent/memories"),
             "forget": await client.delete("/agent/memories/m1", headers=csrf),
+            "readiness": await client.get("/readyz"),
         }
+        alive = await client.get("/healthz")
         page = await client.get("/", headers={"Accept": "text/html"})
     finally:
         await asyncio.to_thread(outage_server.resume)
@@ -107,12 +109,14 @@ async def test_an_outage_answers_503_everywhere_and_service_resumes_when_the_dat
         assert answer.status_code == 503, (name, answer.text)
         assert answer.json() == {"error": DATABASE_UNAVAILABLE}, name
         assert answer.headers["retry-after"]
+    assert alive.status_code == 200, "the process is up: /healthz says only that"
     assert page.status_code == 503
     assert page.headers["content-type"].startswith("text/html")
     assert 'data-testid="unavailable"' in page.text
     assert "cannot reach its database" in page.text
 
     recovered = await until_ok(client, "/agent/memories")
+    assert (await client.get("/readyz")).json() == {"status": "ready"}
     assert [e["text"] for e in recovered.json()] == ["kilometres"]
     replay = await client.post("/agent/runs/run_1/digest", json=BODY, headers=AGENT)
     assert replay.content == first.content, "the run replays byte for byte after the outage"

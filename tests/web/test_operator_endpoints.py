@@ -53,5 +53,8 @@ async def test_closed_by_the_setting_to_all_but_the_operators(closed: AsyncTestC
 
 async def test_what_the_setting_does_not_close_stays_open(closed: AsyncTestClient[Litestar]) -> None:
     assert (await closed.get("/healthz")).status_code == 200
+    ready = await closed.get("/readyz")
+    assert (ready.status_code, ready.json()) == (200, {"status": "ready"})
+    assert ready.headers["cache-control"] == "no-store"
     assert (await closed.get("/login", follow_redirects=False)).status_code in {303, 503}
     assert (await closed.get("/metricsx")).status_code == 404

@@ -60,7 +60,7 @@ SESSION_ENDED = "Nothing was changed. Sign in again, and you come back to this p
 RETRY_AFTER_SECONDS = 5
 # Routes that answer JSON: an outage there is JSON too, so a client can read it.
 LOG_IN_FIRST = "Log in to the dashboard first."
-_JSON_PREFIXES = ("/agent/", "/admin/memories", "/admin/audit.json", "/schema", "/metrics", "/healthz")
+_JSON_PREFIXES = ("/agent/", "/admin/memories", "/admin/audit.json", "/schema", "/metrics", "/healthz", "/readyz")
 _NO_STORE = {"Cache-Control": "no-store"}
 
 
