@@ -17,6 +17,7 @@ router provides `elevation` only to someone who administers a scope (`web.admin.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -43,7 +44,7 @@ from web.admin.views import (
     writers,
 )
 from web.kit.area import NO_STORE, AreaView, area_view
-from web.kit.area_words import scope_label
+from web.kit.area_words import not_administered_words, scope_label
 from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeCookie, NoticeView
 from web.kit.paging import back_params
@@ -126,6 +127,8 @@ async def publish_fact(
     outcome = await visit.services.admin.publish(
         visit.viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=bool(data.pinned)
     )
+    if outcome.status == "refused":  # a form the page never offers (tampered, or roles changed meanwhile)
+        outcome = dataclasses.replace(outcome, reason=not_administered_words(data.scope, visit.viewer.actor))
     if outcome.status != "invalid":
         return await outcome_response(request, visit, query, outcome, "Published")
     form = _typed_form(visit, query, data, error=outcome.reason)

@@ -13,7 +13,15 @@ from store import GLOBAL_SCOPE, Actor
 from web.kit.words import scope_words, shared_scope_name
 from web.settings import Settings
 
-__all__ = ("ScopeLabel", "action_words", "organisation_name", "role_words", "scope_label", "scope_slug")
+__all__ = (
+    "ScopeLabel",
+    "action_words",
+    "not_administered_words",
+    "organisation_name",
+    "role_words",
+    "scope_label",
+    "scope_slug",
+)
 
 _ACTIONS = {
     "write": "Published",
@@ -54,6 +62,18 @@ def scope_label(scope: str, actor: Actor) -> ScopeLabel:
     else:
         audience = scope_words(scope, actor).held_for
     return ScopeLabel(token=scope, name=audience[:1].upper() + audience[1:], audience=audience)
+
+
+def not_administered_words(scope: str, actor: Actor) -> str:
+    """Why nothing was published at `scope`, in the area's words: the store's reason names scope
+    tokens and ids, which the JSON API answers and a page never shows."""
+    kind, _, value = scope.partition(":")
+    if kind == "actor" and value == actor.id:
+        return "Your own notes are written by your assistant and kept on your own page: nothing was published."
+    if kind == "actor":
+        return "That is one person's own place: only their assistant writes there. Nothing was published."
+    audience = scope_label(scope, actor).audience
+    return f"You do not administer what applies to {audience}, so nothing was published there."
 
 
 def scope_slug(scope: str) -> str:
