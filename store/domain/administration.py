@@ -13,6 +13,7 @@ from store.domain.types import Actor, DigestEntry, MemoryDigest, MemoryRecord
 
 __all__ = (
     "LEFT_OUT_EXPLANATIONS",
+    "UNPIN_OR_RAISE",
     "AdminGate",
     "LeftOut",
     "LeftOutReason",
@@ -24,6 +25,9 @@ __all__ = (
     "promotion_targets",
     "staff_act_scopes",
 )
+
+UNPIN_OR_RAISE = "Unpin something, or ask whoever runs OnFile to let a prompt carry more (ONFILE_MAX_MEMORIES)."
+"""What an administrator can do about always-on facts a prompt cannot all carry."""
 
 
 @runtime_checkable
@@ -92,7 +96,7 @@ class PinBudget:
         return (
             f"{self.pinned_keys:,} keys are always on {where}, but a prompt carries at most "
             f"{self.max_memories:,} memories: {dropped:,} always-on fact{'s' if dropped != 1 else ''} would stop "
-            "reaching prompts. Unpin something or raise the ceiling."
+            f"reaching prompts. {UNPIN_OR_RAISE}"
         )
 
 

@@ -6,6 +6,7 @@ import pytest
 
 from store import Actor, resolve_digest
 from store.domain.administration import (
+    UNPIN_OR_RAISE,
     AdminGate,
     RoleGate,
     entries_left_out,
@@ -79,11 +80,11 @@ def test_the_pin_budget_counts_pinned_keys_at_the_scope_and_warns_past_the_ceili
     assert (after.pinned_keys, after.over) == (4, True)
     assert after.warning == (
         "4 keys are always on at tenant:berlin, but a prompt carries at most 3 memories: 1 always-on fact would "
-        "stop reaching prompts. Unpin something or raise the ceiling."
+        "stop reaching prompts. " + UNPIN_OR_RAISE
     )
     assert after.warning_for("for everyone in your organisation") == (
         "4 keys are always on for everyone in your organisation, but a prompt carries at most 3 memories: 1 "
-        "always-on fact would stop reaching prompts. Unpin something or raise the ceiling."
+        "always-on fact would stop reaching prompts. " + UNPIN_OR_RAISE
     )
     assert now.warning_for("anywhere") is None
     assert again.pinned_keys == 3

@@ -7,6 +7,7 @@ import pytest
 from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
+from store.domain.administration import UNPIN_OR_RAISE
 from tests.web.admin_builders import LENA, notice_of, shared, tree
 from tests.web.conftest import LoginAs
 from web.services import Services
@@ -14,11 +15,11 @@ from web.settings import Settings
 
 WARNING = (
     "3 keys are always on for everyone in your organisation, but a prompt carries at most 2 memories: 1 always-on "
-    "fact would stop reaching prompts. Unpin something or raise the ceiling."
+    "fact would stop reaching prompts. " + UNPIN_OR_RAISE
 )
 API_WARNING = (
     "3 keys are always on at tenant:berlin, but a prompt carries at most 2 memories: 1 always-on fact would stop "
-    "reaching prompts. Unpin something or raise the ceiling."
+    "reaching prompts. " + UNPIN_OR_RAISE
 )
 
 

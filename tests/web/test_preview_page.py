@@ -226,6 +226,7 @@ async def test_dropped_always_on_facts_get_a_prominent_warning(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
     await services.provider.add([shared(f"policy-{i}", f"rule {i}", pinned=True) for i in range(5)])
+    await login_as(ADA)  # her sign-in gives OnFile her name
     token = await login_as(SAM)
 
     page = await show(client, token, actor_id="ada")
@@ -233,6 +234,7 @@ async def test_dropped_always_on_facts_get_a_prominent_warning(
     warning = page.one(attrs={"data-pinned-warning": "2"})
     assert warning["role"] == "alert"
     assert "2 always-on facts were dropped from this block" in warning.text
+    assert "more keys are pinned for Ada than a prompt carries" in warning.text, "named by her name, not her id"
     assert page.one(attrs={"data-pinned-omitted": "2"}).text == "2"
     reasons = {li["data-reason"] for li in page.find_all("li", {"data-left-out-key": True})}
     assert reasons == {"budget"}

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from store import Actor, Author, own_scope
 from store.admin import Preview
-from store.domain.administration import LEFT_OUT_EXPLANATIONS, LeftOut, LeftOutReason
+from store.domain.administration import LEFT_OUT_EXPLANATIONS, UNPIN_OR_RAISE, LeftOut, LeftOutReason
 from web.kit.area import AreaView
 from web.kit.area_words import organisation_name, role_words, scope_label
 from web.kit.views import OptionView
@@ -260,8 +260,8 @@ def preview_result(
         left_out=_left_out_groups(preview.left_out, actor, names),
         pinned_warning=(
             f"{dropped:,} always-on {'fact was' if dropped == 1 else 'facts were'} dropped from this block: more "
-            f"keys are pinned for {actor.id} than a prompt carries ({settings.max_memories:,}). The organisation's "
-            "standing policies are not all reaching the assistant. Unpin something or raise the ceiling."
+            f"keys are pinned for {names.get(actor.id, actor.id)} than a prompt carries ({settings.max_memories:,}). "
+            f"The organisation's standing policies are not all reaching the assistant. {UNPIN_OR_RAISE}"
             if dropped
             else ""
         ),
