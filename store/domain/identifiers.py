@@ -28,6 +28,7 @@ MAX_ID_CHARS = 200
 MAX_ROLES = 50
 """The most roles an actor is named with (each an id)."""
 _INVISIBLE = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x85\u2028\u2029")
 
 
 def id_problem(name: str, value: str, *, in_address: bool = False) -> str | None:
@@ -39,6 +40,8 @@ def id_problem(name: str, value: str, *, in_address: bool = False) -> str | None
         return f"{name} is {len(value)} characters long; the limit is {MAX_ID_CHARS}."
     plain = value.isascii() and value.isprintable()  # letters, digits, punctuation and spaces only
     for character in "" if plain else value:
+        if character in _LINE_BREAKS:
+            return f"{name} contains a line break (U+{ord(character):04X}); an id is one line of plain visible text."
         if unicodedata.category(character) in _INVISIBLE:
             return (
                 f"{name} contains an invisible or control character (U+{ord(character):04X}); "
