@@ -101,3 +101,5 @@ async def test_a_page_requested_without_a_session_returns_there_after_login(clie
     response = await client.get("/?q=pallet", follow_redirects=False)
 
     assert response.headers["location"] == "/login?next=/%3Fq%3Dpallet"
+    assert response.content == b"", "a redirect, not a JSON null"
+    assert not response.headers.get("content-type", "").startswith("application/json")

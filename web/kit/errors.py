@@ -161,7 +161,7 @@ def login_required_handler(request: Request[Any, Any, State], _: LoginRequiredEr
         return error_answer(request, view)
     if request.headers.get("hx-request") == "true":  # restoring history wants a whole page: the login's
         return ClientRedirect(redirect_to=login)
-    return Response(content=None, status_code=303, headers={"Location": login})
+    return Response(content=b"", status_code=303, headers={"Location": login}, media_type=MediaType.TEXT)
 
 
 FAILED = (
