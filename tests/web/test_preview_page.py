@@ -140,7 +140,7 @@ async def test_a_preview_shows_the_exact_block_the_scopes_the_digest_and_what_wa
         e["key"] for e in agent["entries"]
     ]
     order = result.one(attrs={"data-entries-order": True}).text
-    assert order.startswith("Always-on first, then the narrowest scope first."), "not to be read as the block's order"
+    assert order.startswith("Always-on first, then from the person's own to everyone's."), "not the block's order"
     assert result.one(attrs={"data-chars": True})["data-chars"] == str(len(agent["block"]))
     assert result.one(attrs={"data-tokens": True}).text == f"about {(len(agent['block']) + 3) // 4} estimate"
     assert result.one(attrs={"data-recalled": True})["data-recalled"] == "true"
