@@ -20,8 +20,8 @@ from store.domain.administration import (
     entries_left_out,
     may_preview_person,
     pin_budget,
+    preview_audit_scopes,
     promotion_targets,
-    staff_act_scopes,
 )
 from store.domain.authority import memory_write_verdict
 from store.domain.block import build_memory_block
@@ -317,7 +317,7 @@ class Administration:
         and roles as last seen), never as a caller describes them, and must be one `viewer` may preview
         (`may_preview_person`); anyone else is `unknown`, exactly like an id never seen. Read-only:
         nothing is written or journaled; the look itself is audited where those who oversee it read
-        (`staff_act_scopes`)."""
+        (`preview_audit_scopes`)."""
         if not await self._gate.may_preview(viewer):
             return "forbidden"
         person = await self._people.find(person_id)
@@ -334,7 +334,7 @@ class Administration:
         left_out = tuple(entries_left_out(everything, digest, candidates, expired_ids=expired))
         looked_at = {"actor": {"id": person.id, "tenantRef": person.tenant_ref, "roles": list(person.roles)}}
         async with self._provider.together():
-            for scope in staff_act_scopes(viewer, person):
+            for scope in preview_audit_scopes(viewer, person):
                 await self._audit.append(
                     who=viewer.id, action="preview", scope=scope, key=None, after=looked_at, subject=person.id
                 )
@@ -401,14 +401,17 @@ class Administration:
         sessions and the record of having seen them; drop the values from earlier audit entries about
         their own scope. The trail keeps that the erasure happened, by whom and when (at their
         organisation's scope, where its administrators see it). None when `actor` may not erase them:
-        the attempt is audited then, about the person, so they see who tried, where the person's and the
-        one who tried's administrators see it (`staff_act_scopes`)."""
+        the attempt is audited then, about the person, so they see who tried and for which
+        organisation, where their organisation's and global administrators see it."""
         if self._stores is None:
             return None
         if not await self.may_erase(actor, person):
-            tried = {"person": person.id, "tenantRef": person.tenant_ref}
+            # where the person's administrators (and global ones) see it, never in the trail of the one
+            # who tried: there the entry would tell whether the id is a person, and where
+            tried = {"person": person.id, "tenantRef": person.tenant_ref, "for": actor.tenant_ref}
+            scopes = [GLOBAL_SCOPE, *([f"tenant:{person.tenant_ref}"] if person.tenant_ref else [])]
             async with self._provider.together():
-                for scope in staff_act_scopes(actor, person):
+                for scope in scopes:
                     await self._audit.append(
                         who=actor.id, action="erase-refused", scope=scope, key=None, subject=person.id, after=tried
                     )

@@ -22,8 +22,8 @@ __all__ = (
     "entries_left_out",
     "may_preview_person",
     "pin_budget",
+    "preview_audit_scopes",
     "promotion_targets",
-    "staff_act_scopes",
 )
 
 UNPIN_OR_RAISE = "Unpin something, or ask whoever runs OnFile to let a prompt carry more (ONFILE_MAX_MEMORIES)."
@@ -165,13 +165,12 @@ def may_preview_person(viewer: Actor, person: Actor, *, all_organisations: bool 
     return viewer.tenant_ref is not None and viewer.tenant_ref == person.tenant_ref
 
 
-def staff_act_scopes(viewer: Actor, person: Actor) -> tuple[str, ...]:
-    """Where an act of staff (`viewer`) about `person` — a look at what the model is told about them,
-    an attempt to erase them that was refused — is recorded: always at `global`, so global
-    administrators see every one; at the organisation OnFile knows the person in, for its
-    administrators; and at the viewer's own organisation when that is another one (support staff
-    answering for every organisation, another organisation's administrator), so theirs see what their
-    staff did. Never at a person's own scope, which no administrator reads."""
+def preview_audit_scopes(viewer: Actor, person: Actor) -> tuple[str, ...]:
+    """Where a look by `viewer` at what the model is told about `person` is recorded: always at
+    `global`, so global administrators see every preview; at the organisation OnFile knows the person
+    in, for its administrators; and at the viewer's own organisation when that is another one (support
+    staff answering for every organisation), so theirs see whom their staff looked at. Never at a
+    person's own scope, which no administrator reads."""
     scopes = [GLOBAL_SCOPE]
     for tenant in (person.tenant_ref, viewer.tenant_ref):
         if tenant is not None and f"tenant:{tenant}" not in scopes:

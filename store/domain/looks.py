@@ -82,10 +82,14 @@ def _tenants(group: list[TrailEntry]) -> list[str]:
 
 
 def _acting_for(tenants: list[str], person_tenant: object) -> str | None:
-    """The organisation an act was done for: a look or a refused erasure is recorded at the person's
-    organisation and, when the one who acted is of another, at theirs too, which is the one it was for."""
+    """The organisation a look was done for: it is recorded at the person's organisation and, when the
+    one who looked is of another, at theirs too, which is the one it was for."""
     others = [t for t in tenants if t != person_tenant]
-    return others[0] if others else (tenants[0] if tenants else None)
+    return others[0] if others else _one(tenants)
+
+
+def _one(tenants: list[str]) -> str | None:
+    return tenants[0] if tenants else None
 
 
 def _act(group: list[TrailEntry]) -> StaffAct:
@@ -96,9 +100,10 @@ def _act(group: list[TrailEntry]) -> StaffAct:
         looked_at = after.get("actor")
         person_tenant = looked_at.get("tenantRef") if isinstance(looked_at, Mapping) else None
         return StaffAct(first.at, first.who, "preview", _acting_for(tenants, person_tenant))
-    if first.action == "erase-refused":
-        return StaffAct(first.at, first.who, "erase-refused", _acting_for(tenants, after.get("tenantRef")))
+    if first.action == "erase-refused":  # `for`: the organisation the one who tried administers
+        acting = after.get("for")
+        return StaffAct(first.at, first.who, "erase-refused", acting if isinstance(acting, str) else _one(tenants))
     if first.action == "erase":
-        return StaffAct(first.at, first.who, "erase", tenants[0] if tenants else None)
+        return StaffAct(first.at, first.who, "erase", _one(tenants))
     moved_from, moved_to = after.get("from"), after.get("to")
     return StaffAct(first.at, first.who, "move", None, moved_from=moved_from, moved_to=moved_to)

@@ -12,8 +12,8 @@ from store.domain.administration import (
     entries_left_out,
     may_preview_person,
     pin_budget,
+    preview_audit_scopes,
     promotion_targets,
-    staff_act_scopes,
 )
 from tests.builders import SCOPES, make_record
 
@@ -152,4 +152,4 @@ def test_support_previews_only_people_of_its_own_organisation_unless_told_every_
 def test_a_preview_is_recorded_where_someone_who_oversees_it_reads_never_at_the_persons_own_scope(
     viewer: Actor, person: Actor, scopes: tuple[str, ...]
 ) -> None:
-    assert staff_act_scopes(viewer, person) == scopes
+    assert preview_audit_scopes(viewer, person) == scopes

@@ -107,23 +107,13 @@ def filter_entries(
 
 
 def people_named(entries: Sequence[AuditEntry]) -> set[str]:
-    """The ids of everyone the entries name: who acted, and whom a preview or an erasure was about. A
-    refused erasure recorded at the organisation of the one who tried, when the person is of another,
-    names the person by the id that was tried only: their name is not that organisation's to learn."""
+    """The ids of everyone the entries name: who acted, and whom a preview or an erasure was about."""
     named = {entry.who for entry in entries}
     for entry in entries:
         subject = _subject(entry)
-        if subject is not None and not _tried_from_elsewhere(entry):
+        if subject is not None:
             named.add(subject)
     return named
-
-
-def _tried_from_elsewhere(entry: AuditEntry) -> bool:
-    after = entry.after if isinstance(entry.after, dict) else {}
-    if entry.action != "erase-refused" or "tenantRef" not in after:
-        return False
-    person_tenant = after["tenantRef"]
-    return entry.scope not in {"global", f"tenant:{person_tenant}" if person_tenant else "global"}
 
 
 def _subject(entry: AuditEntry) -> str | None:
