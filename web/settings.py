@@ -438,16 +438,20 @@ def read_dotenv(path: Path) -> dict[str, str]:
     """`KEY=value` lines, as shells and most `.env` readers take them: blank lines and lines starting
     with `#` skipped, and `export ` before a key allowed. A value in single or double quotes is what
     is between them (a `#` in it included) and may be followed by a comment only; an unquoted value
-    ends where a comment begins — a `#` after a space — so `KEY=value  # why` is `value`."""
+    ends where a comment begins — a `#` that starts it or follows a space — so `KEY=value  # why` is
+    `value` and `KEY= # later` is empty. A line that cannot be read is refused, naming it."""
     values: dict[str, str] = {}
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
             continue
         key, sep, value = stripped.partition("=")
-        key = key.strip().removeprefix("export ").strip()
+        key = _EXPORT.sub("", key.strip())
         if not sep or not key:
             msg = f"{path}:{number}: expected KEY=value"
+            raise SettingsError(msg)
+        if PREFIX in key.upper() and not key.upper().startswith(PREFIX):  # `exportONFILE_…`, `XONFILE_…`
+            msg = f"{path}:{number}: {key!r} is not a setting's name; did you mean {key[key.upper().index(PREFIX) :]}?"
             raise SettingsError(msg)
         value = value.strip()
         if value[:1] in ("'", '"'):
@@ -463,4 +467,5 @@ def read_dotenv(path: Path) -> dict[str, str]:
     return values
 
 
-_INLINE_COMMENT = re.compile(r"\s#")
+_INLINE_COMMENT = re.compile(r"(?:^|\s)#")
+_EXPORT = re.compile(r"^export\s+")

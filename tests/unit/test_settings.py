@@ -208,6 +208,9 @@ def test_an_agent_token_no_header_can_carry_is_refused_at_start_up(tokens: str) 
         pytest.param("export ONFILE_SECRET_KEY=exported", "exported", id="export"),
         pytest.param("  export   ONFILE_SECRET_KEY = spaced  ", "spaced", id="spaces"),
         pytest.param("ONFILE_SECRET_KEY=", "", id="empty"),
+        pytest.param("ONFILE_SECRET_KEY= # set later", "", id="only-a-comment"),
+        pytest.param("ONFILE_SECRET_KEY=\t# none", "", id="only-a-comment-after-a-tab"),
+        pytest.param("export\tONFILE_SECRET_KEY=tabbed", "tabbed", id="export-and-a-tab"),
     ],
 )
 def test_a_dotenv_line_is_read_as_a_shell_would_read_it(tmp_path: Path, line: str, value: str) -> None:
@@ -217,7 +220,9 @@ def test_a_dotenv_line_is_read_as_a_shell_would_read_it(tmp_path: Path, line: st
     assert read_dotenv(dotenv) == {"ONFILE_SECRET_KEY": value}
 
 
-@pytest.mark.parametrize("line", ['ONFILE_SECRET_KEY="never closed', "ONFILE_SECRET_KEY='a' b", "=value"])
+@pytest.mark.parametrize(
+    "line", ['ONFILE_SECRET_KEY="never closed', "ONFILE_SECRET_KEY='a' b", "=value", "exportONFILE_SECRET_KEY=x"]
+)
 def test_a_dotenv_line_that_cannot_be_read_is_refused_with_its_line_number(tmp_path: Path, line: str) -> None:
     dotenv = tmp_path / ".env"
     dotenv.write_text(f"# settings\n{line}\n")
