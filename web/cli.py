@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import re
 import socket
 import sqlite3
@@ -19,7 +20,7 @@ from store import Actor
 from store.domain.identifiers import id_problem
 from store.embedding import EmbedderError
 from store.persistence import DATABASE_URL_VARIABLE, printable_url, upgrade
-from store.persistence.backup import TargetExistsError, backup_sqlite
+from store.persistence.backup import SIDE_FILE_SUFFIXES, TargetExistsError, backup_sqlite
 from store.persistence.engine import connections_accepted, writes_refused
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
 from web.demo.content import DemoRefusedError
@@ -97,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.db_command == "reembed":
             return _reembed(everything=args.all)
         if args.db_command == "backup":
-            return _backup(Path(args.file))
+            return _backup(args.file)
         return _upgrade(args.database_url)
     except SettingsError as error:
         parser.exit(2, f"onfile: {error}\n")
@@ -342,9 +343,11 @@ class BackupRefusedError(Exception):
     """`onfile db backup` cannot copy: PostgreSQL (its own tools do), no database, or a file in the way."""
 
 
-def _backup(target: Path) -> int:
+def _backup(named: str) -> int:
     settings = Settings.load()
     where = f"{DATABASE_URL_VARIABLE}={printable_url(settings.database_url)}"
+    if settings.sqlite_in_memory:
+        raise BackupRefusedError(f"{where} names an in-memory SQLite database: there is no file to back up")
     source = settings.sqlite_file
     if source is None:
         msg = (
@@ -355,6 +358,13 @@ def _backup(target: Path) -> int:
     if not source.is_file():
         msg = f"there is no database at {source.absolute()} ({where}): nothing to back up"
         raise BackupRefusedError(msg)
+    target = Path(named)
+    if not named.strip() or named.endswith(("/", os.sep)) or target.is_dir():
+        msg = f"{named!r} names a folder: name the new file the copy goes to, such as {Path(named) / 'onfile.sqlite3'}"
+        raise BackupRefusedError(msg)
+    if target.name.endswith(SIDE_FILE_SUFFIXES):
+        msg = f"{target.name} is the name SQLite gives a database's own log or journal; name the backup otherwise"
+        raise BackupRefusedError(msg)
     if not target.parent.is_dir():
         msg = f"the folder {target.parent.absolute()} does not exist: make it first, or name a file in another"
         raise BackupRefusedError(msg)
@@ -362,7 +372,7 @@ def _backup(target: Path) -> int:
         made = backup_sqlite(source, target)
     except TargetExistsError as error:
         raise BackupRefusedError(str(error)) from None
-    except sqlite3.Error as error:
+    except (sqlite3.Error, OSError) as error:
         raise BackupRefusedError(f"the backup of {source.absolute()} failed, and left no file: {error}") from None
     print(
         f"backed up {source.absolute()} to {made.target.absolute()}: {made.memories:,} memories, "

@@ -271,7 +271,7 @@ class Settings:
         if not self.database_url.startswith(prefix):
             return False
         database, _, query = unquote(self.database_url.removeprefix(prefix)).partition("?")
-        return database.removeprefix("/") in {"", ":memory:"} or "mode=memory" in query or "mode=memory" in database
+        return database.removeprefix("/") == "" or ":memory:" in database or "mode=memory" in f"{database}?{query}"
 
     @property
     def secure_cookies(self) -> bool:

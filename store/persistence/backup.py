@@ -15,7 +15,11 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ("BackupMade", "TargetExistsError", "backup_sqlite")
+__all__ = ("SIDE_FILE_SUFFIXES", "BackupMade", "TargetExistsError", "backup_sqlite")
+
+SIDE_FILE_SUFFIXES = ("-wal", "-shm", "-journal")
+"""What SQLite names the files it keeps beside a database: a backup never takes such a name, and never
+goes where such files of its own name are already."""
 
 
 class TargetExistsError(FileExistsError):
@@ -34,9 +38,11 @@ def backup_sqlite(source: Path, target: Path) -> BackupMade:
     """Copy the SQLite database at `source` (which must exist) into a new file at `target`, checked
     whole (`PRAGMA quick_check`); what the copy holds. The target's folder must exist; a target that
     exists already is `TargetExistsError`, and a copy that fails leaves no file behind."""
-    if target.exists():
-        msg = f"{target} exists already: a backup never overwrites a file; name a new one"
-        raise TargetExistsError(msg)
+    beside = [target.with_name(f"{target.name}{suffix}") for suffix in SIDE_FILE_SUFFIXES]
+    for taken in (target, *beside):
+        if taken.exists():
+            msg = f"{taken} exists already: a backup never overwrites a file; name a new one"
+            raise TargetExistsError(msg)
     try:
         with (
             closing(sqlite3.connect(f"{source.absolute().as_uri()}?mode=rw", uri=True, timeout=10)) as reader,
@@ -50,7 +56,7 @@ def backup_sqlite(source: Path, target: Path) -> BackupMade:
             memories = copy.execute("SELECT count(*) FROM agent_memory").fetchone()[0]
             people = copy.execute("SELECT count(*) FROM known_person").fetchone()[0]
     except BaseException:
-        for leftover in (target, target.with_name(f"{target.name}-wal"), target.with_name(f"{target.name}-shm")):
+        for leftover in (target, *beside):
             leftover.unlink(missing_ok=True)
         raise
     return BackupMade(target, int(memories), int(people), target.stat().st_size)

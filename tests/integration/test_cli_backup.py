@@ -71,15 +71,24 @@ def test_a_backup_taken_while_the_database_is_open_holds_what_only_its_log_holds
     [
         ("database", "onfile.sqlite3", "exists already: a backup never overwrites a file"),
         ("database", "no-such-folder/x.sqlite3", "does not exist: make it first"),
+        ("database", "new-folder/", "names a folder: name the new file the copy goes to"),
+        ("database", "onfile.sqlite3-journal", "is the name SQLite gives a database's own log or journal"),
+        ("database", "backup.sqlite3-wal", "is the name SQLite gives a database's own log or journal"),
+        ("side-file", "old.sqlite3", "old.sqlite3-wal exists already: a backup never overwrites a file"),
         ("none", "x.sqlite3", "there is no database at"),
         ("postgres", "x.dump", "is not a SQLite file: back PostgreSQL up with its own tools"),
+        ("memory", "x.sqlite3", "names an in-memory SQLite database: there is no file to back up"),
     ],
 )
 def test_a_backup_that_cannot_be_made_is_refused_in_one_line_and_writes_nothing(
     setup: str, target: str, said: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    if setup == "database":
+    if setup in {"database", "side-file"}:
         asyncio.run(upgrade(URL))
+    if setup == "side-file":  # another database's log, which SQLite would read as the backup's own
+        Path("old.sqlite3-wal").write_bytes(b"not ours")
+    if setup == "memory":
+        monkeypatch.setenv("ONFILE_DATABASE_URL", "sqlite+aiosqlite:///file::memory:?cache=shared")
     if setup == "postgres":
         monkeypatch.setenv("ONFILE_DATABASE_URL", "postgresql+asyncpg://onfile:secret@127.0.0.1:9/onfile")
     before = sorted(p.name for p in Path().iterdir())

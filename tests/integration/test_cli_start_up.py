@@ -367,6 +367,7 @@ def test_a_postgresql_that_takes_no_writes_stops_serve_in_one_line(
         "sqlite+aiosqlite://",
         "sqlite+aiosqlite:///",
         "sqlite+aiosqlite:///file:x?mode=memory&uri=true",
+        "sqlite+aiosqlite:///file::memory:?cache=shared",
     ],
 )
 def test_an_in_memory_sqlite_database_is_refused_before_anything_starts(
