@@ -33,6 +33,7 @@ from web.housekeeping import pruning_every
 from web.kit.area import not_elevated_page
 from web.kit.errors import (
     LoginRequiredError,
+    bad_request_handler,
     csrf_refusal,
     database_error_handler,
     internal_error_handler,
@@ -275,6 +276,7 @@ def create_app(
             # A part of the elevated area refusing someone: its 403 page (the JSON APIs answer their own).
             NotElevatedError: not_elevated_page,
             # People meet an unknown address or a form's target as a page; the JSON routes keep JSON.
+            400: bad_request_handler,
             404: not_found_handler,
             405: method_not_allowed_handler,
             # A database outage is a 503 saying so, and service resumes when the database is back.

@@ -352,7 +352,11 @@ async def test_a_setting_or_a_pin_sent_with_a_value_the_page_never_offers_change
     ]
 
     assert [answer.status_code for answer in refused] == [400, 400, 400, 400]
-    assert tree(refused[0]).one("h1").text == "Nothing was changed"
+    said = tree(refused[0]).one(attrs={"data-approval-error": True})
+    assert said.text.startswith("Nothing was changed: the form sent a choice this page does not offer.")
+    assert tree(refused[0]).one("nav"), "the organisation's page again, in the area, not a bare page"
+    assert tree(refused[2]).one(attrs={"data-lifetime-error": True}).text.startswith("Nothing was changed. Choose")
+    assert tree(refused[3]).one("h1").text == "Nothing was changed"
     page = tree(await client.get("/admin/organisation"))
     assert page.one(attrs={"data-approval": True})["data-approval"] == "required"
     assert page.one("option", {"selected": True})["value"] == "90"
@@ -360,3 +364,25 @@ async def test_a_setting_or_a_pin_sent_with_a_value_the_page_never_offers_change
     assert kept.pinned
     trail = [r[0] for r in rows(tree(await client.get("/admin/audit")))]
     assert trail == ["pin", "write", "lifetime", "approval"], "nothing refused is recorded"
+
+
+async def test_a_form_field_sent_twice_is_refused_in_words_on_a_page_and_changes_nothing(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    token = await login_as(LENA)
+    await client.post("/admin/organisation/approval", data={"csrf_token": token, "required": "yes"})
+
+    twice = await client.post(
+        "/admin/organisation/approval",
+        content=f"csrf_token={token}&required=no&required=yes",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+
+    assert twice.status_code == 400
+    assert twice.headers["content-type"].startswith("text/html")
+    page = tree(twice)
+    assert page.one("h1").text == "Nothing was changed"
+    assert "not sent the way OnFile's page sends it" in page.text
+    assert "Expected" not in page.text, "no developer's message"
+    approval = tree(await client.get("/admin/organisation")).one(attrs={"data-approval": True})
+    assert approval["data-approval"] == "required"

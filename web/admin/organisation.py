@@ -9,10 +9,9 @@ and after. A lifetime that is not one of those offered is refused with the page 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated
 
-from litestar import Request, get, post
-from litestar.datastructures import State
+from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
 from litestar.params import Body
@@ -22,7 +21,6 @@ from store.consent import ApprovalSetting
 from store.domain.expiry import LIFETIME_CHOICES, lifetime_choice, lifetime_words
 from store.expiry import LifetimeSetting
 from web.kit.area import NO_STORE, AreaView, area_view
-from web.kit.errors import ErrorView, error_answer
 from web.kit.identity.visit import Visit
 
 __all__ = ("organisation_settings", "set_approval", "set_lifetime")
@@ -52,6 +50,8 @@ class OrganisationPage:
     """None for someone who administers no organisation (a global administrator of none)."""
     default_required: bool
     lifetime: LifetimeView | None = None
+    approval_error: str = ""
+    """Why a change of the approval setting was refused (a value the page never offers)."""
 
 
 def lifetime_view(setting: LifetimeSetting, error: str = "") -> LifetimeView:
@@ -62,13 +62,14 @@ def lifetime_view(setting: LifetimeSetting, error: str = "") -> LifetimeView:
     return LifetimeView(lifetime_words(setting.days), setting.chosen, options, error)
 
 
-async def _page(visit: Visit, error: str = "") -> OrganisationPage:
+async def _page(visit: Visit, error: str = "", *, approval_error: str = "") -> OrganisationPage:
     lifetime = await visit.services.expiry.lifetime_setting(visit.viewer.actor)
     return OrganisationPage(
         area=area_view(visit.viewer, visit.elevation, "organisation"),
         setting=await visit.services.consent.approval_setting(visit.viewer.actor),
         default_required=visit.services.settings.approval_required,
         lifetime=None if lifetime is None else lifetime_view(lifetime, error),
+        approval_error=approval_error,
     )
 
 
@@ -86,27 +87,23 @@ class ApprovalForm:
 
 @post("/admin/organisation/approval", name="admin_set_approval", status_code=303, include_in_schema=False)
 async def set_approval(
-    request: Request[Any, Any, State],
-    visit: NamedDependency[Visit],
-    data: Annotated[ApprovalForm, Body(media_type=RequestEncodingType.URL_ENCODED)],
+    visit: NamedDependency[Visit], data: Annotated[ApprovalForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
 ) -> Redirect | Template:
     """`required=yes` or `required=no`, as the page's one button sends; anything else changes nothing
-    (a privacy setting is never switched by a value the page does not offer)."""
+    (a privacy setting is never switched by a value the page does not offer), and the page says so."""
     if data.required not in ("yes", "no"):
-        return error_answer(request, NOT_OFFERED)
+        return await _refused(visit, approval_error=NOT_OFFERED)
     await visit.services.consent.require_approval(visit.viewer.actor, required=data.required == "yes")
     return Redirect("/admin/organisation", status_code=303, headers=NO_STORE)
 
 
-NOT_OFFERED = ErrorView(
-    400,
-    "Nothing was changed",
-    "The form sent a choice the organisation's page does not offer, so the setting stays as it was. Open the page "
-    "again and use its button.",
-    "/admin/organisation",
-    "Back to the organisation's settings",
-    "organisation",
-)
+NOT_OFFERED = "Nothing was changed: the form sent a choice this page does not offer. Use the button below."
+
+
+async def _refused(visit: Visit, error: str = "", *, approval_error: str = "") -> Template:
+    page = await _page(visit, error, approval_error=approval_error)
+    context = {"page": page, "area": page.area}
+    return Template("admin/organisation.html", context=context, headers=NO_STORE, status_code=400)
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,8 +118,6 @@ async def set_lifetime(
 ) -> Redirect | Template:
     choice = lifetime_choice(data.days)
     if choice.error:
-        page = await _page(visit, choice.error)
-        context = {"page": page, "area": page.area}
-        return Template("admin/organisation.html", context=context, headers=NO_STORE, status_code=400)
+        return await _refused(visit, f"Nothing was changed. {choice.error}")
     await visit.services.expiry.set_lifetime(visit.viewer.actor, days=choice.days)
     return Redirect("/admin/organisation", status_code=303, headers=NO_STORE)

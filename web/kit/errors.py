@@ -27,6 +27,7 @@ from litestar.types import Logger, Scope
 
 from store.domain.scopes import ScopeResolverError
 from store.persistence.outage import database_unavailable
+from web.kit.api_errors import http_problem
 from web.kit.security import safe_next_path, split_id_problem
 
 __all__ = (
@@ -128,6 +129,27 @@ def not_found_handler(request: Request[Any, Any, State], error: HTTPException) -
     message = "The link may be out of date, or the address mistyped: nothing in OnFile is found at it."
     view = ErrorView(404, "There is nothing at this address", message, "/", "Go to what's on file about you", "home")
     return error_answer(request, view)
+
+
+_LITESTARS_OWN = ("Validation failed for", "Bad Request")
+"""How Litestar's own refusals of a request it could not read begin: worded for developers, not people."""
+
+
+def bad_request_handler(request: Request[Any, Any, State], error: HTTPException) -> Response[Any]:
+    """A request Litestar could not read (a form field sent twice, an address it cannot parse): a page in
+    OnFile's words that says nothing changed and leads back to where the person was (a notice for
+    htmx); on the JSON routes the APIs' `{"error"}`."""
+    if _answers_json(request):
+        return http_problem(request, error)
+    own = error.detail and not error.detail.startswith(_LITESTARS_OWN)  # a sentence of OnFile's, naming the problem
+    message = (
+        f"{error.detail} Nothing was changed."
+        if own
+        else "The form was not sent the way OnFile's page sends it, so nothing was changed. Open the page again and "
+        "use its own form."
+    )
+    view = ErrorView(400, "Nothing was changed", message, current_page(request), "Back to the page", "back")
+    return error_answer(request, view, dict(error.headers or {}))
 
 
 def method_not_allowed_handler(request: Request[Any, Any, State], error: HTTPException) -> Response[Any]:
