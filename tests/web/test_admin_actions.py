@@ -129,6 +129,16 @@ async def test_htmx_publishes_in_place_with_a_fresh_form_and_shows_errors_in_the
             "actor:lena",
             "Your own notes are written by your assistant and kept on your own page: nothing was published.",
         ),
+        (
+            LENA,
+            "tenant:berlin ",
+            "That is not one of the groups this page offers, so nothing was published. Choose one from the list.",
+        ),
+        (
+            LENA,
+            "TENANT:berlin",
+            "That is not one of the groups this page offers, so nothing was published. Choose one from the list.",
+        ),
     ],
     ids=[
         "no-elevation",
@@ -138,6 +148,8 @@ async def test_htmx_publishes_in_place_with_a_fresh_form_and_shows_errors_in_the
         "tenant-admin-global",
         "a-persons-own-scope",
         "their-own-scope",
+        "a-space-after-it",
+        "in-capitals",
     ],
 )
 async def test_a_publish_without_the_right_elevation_is_refused_with_the_verdicts_reason(

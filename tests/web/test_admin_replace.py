@@ -34,6 +34,7 @@ async def test_publishing_over_a_key_shows_the_fact_it_replaces_and_replaces_it_
     assert step.one("h2").text == "“tone” already holds a fact for everyone in your organisation"
     assert step.one(attrs={"data-current-text": True}).text == "answer formally"
     assert step.one(attrs={"data-new-text": True}).text == "answer briefly"
+    assert step.find(attrs={"data-changed": True}) is None, "a first confirmation has nothing to say changed"
     assert "gil" in step.one(attrs={"data-written-by": True}).text
     record = await services.provider.get("mem_tone")
     assert record is not None
@@ -95,6 +96,7 @@ async def test_a_confirmation_of_a_value_that_changed_meanwhile_asks_again_with_
 
     assert again.status_code == 200
     assert tree(again).one(attrs={"data-current-text": True}).text == "answer in German"
+    assert tree(again).one(attrs={"data-changed": True}).text.startswith("This fact was changed while you were")
     record = await services.provider.get("mem_tone")
     assert record is not None
     assert record.text == "answer in German"

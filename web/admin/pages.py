@@ -123,7 +123,7 @@ async def publish_fact(
         return await _kept(request, visit, query, data)
     current = await _fact_to_replace(visit, data)
     if current is not None and data.replaces != replaces_token(current):
-        return _confirm_replace(request, visit, query, data, current)
+        return _confirm_replace(request, visit, query, data, current, changed=bool(data.replaces))
     outcome = await visit.services.admin.publish(
         visit.viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=bool(data.pinned)
     )
@@ -175,9 +175,10 @@ async def _fact_to_replace(visit: Visit, data: FactForm) -> FactView | None:
 
 
 def _confirm_replace(
-    request: HTMXRequest, visit: Visit, query: AdminQuery, data: FactForm, current: FactView
+    request: HTMXRequest, visit: Visit, query: AdminQuery, data: FactForm, current: FactView, *, changed: bool = False
 ) -> Template:
     confirm = ReplaceView(
+        changed=changed,
         current=current,
         key=current.key,
         text=data.text,

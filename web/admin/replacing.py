@@ -31,6 +31,8 @@ class ReplaceView:
     replaces: str
     back: str
     csrf_token: str
+    changed: bool = False
+    """The person confirmed replacing a value that has changed since: they are asked again about the new one."""
 
 
 def fact_to_replace(

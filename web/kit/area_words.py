@@ -7,6 +7,7 @@ never as the token the JSON endpoints use (`tenant:berlin`), and a role by what 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from store import GLOBAL_SCOPE, Actor
@@ -68,12 +69,17 @@ def not_administered_words(scope: str, actor: Actor) -> str:
     """Why nothing was published at `scope`, in the area's words: the store's reason names scope
     tokens and ids, which the JSON API answers and a page never shows."""
     kind, _, value = scope.partition(":")
+    if scope != GLOBAL_SCOPE and not _SCOPE_TOKEN.fullmatch(scope):  # nothing the page offers
+        return "That is not one of the groups this page offers, so nothing was published. Choose one from the list."
     if kind == "actor" and value == actor.id:
         return "Your own notes are written by your assistant and kept on your own page: nothing was published."
     if kind == "actor":
         return "That is one person's own place: only their assistant writes there. Nothing was published."
     audience = scope_label(scope, actor).audience
     return f"You do not administer what applies to {audience}, so nothing was published there."
+
+
+_SCOPE_TOKEN = re.compile(r"[a-z][a-z0-9_-]{0,30}:[^\s:]{1,200}")
 
 
 def scope_slug(scope: str) -> str:
