@@ -214,7 +214,7 @@ async def test_a_null_text_or_thread_is_as_leaving_it_out(
 ) -> None:
     await services.provider.add([policy("units", "kilometres")])
 
-    given_null = await digest(client, "run_1", {"actor": ADA, "threadId": None, "text": None})
+    given_null = await digest(client, "run_1", {"actor": {**ADA, "roles": None}, "threadId": None, "text": None})
     left_out = await digest(client, "run_2", {"actor": ADA})
 
     assert given_null.status_code == left_out.status_code == 200
@@ -295,7 +295,9 @@ async def test_the_openapi_document_states_exactly_what_the_agent_routes_accept_
 
     for name in ("DigestIn", "ActorIn", "RememberIn", "DroppedRunsIn", "SharedMemoryIn", "TextIn", "PinIn"):
         assert schemas[name]["additionalProperties"] is False, name
-    assert schemas["ActorIn"]["properties"]["roles"]["items"] == {
+    roles, nothing = schemas["ActorIn"]["properties"]["roles"]["anyOf"]
+    assert nothing == {"type": "null"}
+    assert roles["items"] == {
         "type": "string",
         "minLength": 1,
         "maxLength": 200,

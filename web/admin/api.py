@@ -106,6 +106,12 @@ _REFUSED = refusal(
 )
 _NOT_FOUND = refusal("Unknown, or not at a scope you administer", NOT_ADMINISTERED)
 _TOO_LARGE = refusal("The body is larger than OnFile accepts", TOO_LARGE)
+_BAD_ADDRESS = refusal(
+    "An address that is not valid", "The request is not valid: the address contains a control character."
+)
+_BAD_PIN = refusal(
+    "A body that does not parse or match its schema", "The request is not valid: pinned: Expected `bool`, got `str`"
+)
 _WRITTEN = [Example(value={"record": _EXAMPLE_RECORD, "budget": _EXAMPLE_BUDGET})]
 
 
@@ -196,7 +202,7 @@ async def edit_shared(
             examples=[Example(value={"deleted": True, "record": _EXAMPLE_RECORD})],
             generate_examples=False,
         ),
-        400: INVALID,
+        400: _BAD_ADDRESS,
         401: NO_SESSION,
         403: _REFUSED,
         404: _NOT_FOUND,
@@ -228,7 +234,7 @@ async def delete_shared(
             examples=_WRITTEN,
             generate_examples=False,
         ),
-        400: INVALID,
+        400: _BAD_PIN,
         401: NO_SESSION,
         403: _REFUSED,
         404: _NOT_FOUND,

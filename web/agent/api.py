@@ -248,7 +248,7 @@ async def run_digest(
     _addressed("runId", run_id)
     if not services.settings.memory_enabled:
         return Response(digest_off())
-    actor = Actor(id=data.actor.id, tenant_ref=data.actor.tenant_ref, roles=tuple(data.actor.roles))
+    actor = Actor(id=data.actor.id, tenant_ref=data.actor.tenant_ref, roles=tuple(data.actor.roles or ()))
     try:
         run = await services.runs.begin_answered(run_id, actor=actor, thread_id=data.thread_id, text=data.text or "")
     except (RunActorMismatchError, PersonInAnotherOrganisationError) as error:

@@ -74,12 +74,13 @@ def require_plain_ids(name: str, *values: str | None, in_address: bool = False) 
 class ActorIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     id: Id
     tenant_ref: Id | None = None
-    roles: Annotated[list[Id], msgspec.Meta(max_length=MAX_ROLES)] = msgspec.field(default_factory=list)
+    roles: Annotated[list[Id], msgspec.Meta(max_length=MAX_ROLES)] | None = msgspec.field(default_factory=list)
+    """null is none, as leaving it out is."""
 
     def __post_init__(self) -> None:
         require_plain_ids("actor.id", self.id)
         require_plain_ids("actor.tenantRef", self.tenant_ref)
-        require_plain_ids("actor.roles", *self.roles)
+        require_plain_ids("actor.roles", *(self.roles or ()))
 
 
 class DigestIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):

@@ -34,7 +34,7 @@ from web.kit.api_errors import TOO_LARGE
 from web.kit.area import NO_STORE, area_view
 from web.kit.identity.elevation import NotElevatedError, support_staff_only
 from web.kit.identity.visit import Visit
-from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, NO_STORE_JSON, SESSION_SECURITY
+from web.kit.session_api import API_EXCEPTIONS, NO_SESSION, NO_STORE_JSON, SESSION_SECURITY
 from web.kit.wire import (
     DIGEST_ANSWER_EXAMPLE,
     DIGEST_EXAMPLE,
@@ -172,7 +172,11 @@ async def show_preview(
             examples=[Example(summary="A turn for u1", value=DIGEST_ANSWER_EXAMPLE)],
             generate_examples=False,
         ),
-        400: INVALID,
+        400: refusal(
+            "A body that does not parse or match its schema, or an id that cannot be one",
+            "The request is not valid: actor.id contains an invisible or control character (U+202E); ids are plain "
+            "visible text.",
+        ),
         401: NO_SESSION,
         404: refusal("Nobody by that id is known in the caller's organisation", unknown_person("c2")),
         403: refusal(
