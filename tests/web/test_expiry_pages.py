@@ -90,7 +90,7 @@ async def test_a_lifetime_not_offered_is_refused_with_its_reason_and_changes_not
     assert refused.status_code == 400
     error = tree(refused).find(attrs={"data-lifetime-error": True})
     assert error is not None
-    assert error.text == "Choose one of 30, 90, 180, 365 days, or keep them until forgotten."
+    assert error.text == "Nothing was changed. Choose one of 30, 90, 180, 365 days, or keep them until forgotten."
     setting = await services.expiry.lifetime_setting(LENA)
     assert setting is not None
     assert (setting.days, setting.chosen) == (None, False)
