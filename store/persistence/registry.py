@@ -51,11 +51,11 @@ class RunsOnAnotherThreadError(ValueError):
 
     def __init__(self, thread_id: str, run_ids: Iterable[str]) -> None:
         self.run_ids = tuple(run_ids)
-        named = ", ".join(self.run_ids[:10])
+        named = ", ".join(f"“{run_id}”" for run_id in self.run_ids[:10])
         if len(self.run_ids) > 10:
             named += f" and {len(self.run_ids) - 10} more"
         super().__init__(
-            f"Nothing was marked: these runs belong to another thread than {thread_id}, so they cannot have "
+            f"Nothing was marked: these runs belong to another thread than “{thread_id}”, so they cannot have "
             f"been dropped from its history: {named}."
         )
 

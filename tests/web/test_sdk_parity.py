@@ -189,6 +189,20 @@ async def test_refusals_carry_the_same_status_in_process_and_over_http(sdk: SDK,
 
     statuses = [e.value.status for e in (other_actor, reused, elsewhere, pruned, pruned_remember)]
     assert statuses == [409, 409, 409, 410, 410]
+    assert str(elsewhere.value).endswith(
+        "these runs belong to another thread than “thr_1”, so they cannot have been dropped from its history: “run_b”."
+    )
+
+
+async def test_a_refused_drop_names_each_run_in_quotes_so_dot_ids_are_seen(sdk: SDK) -> None:
+    await sdk.begin_run(".", actor=ADA, thread_id="thr_b", text="")
+    await sdk.begin_run("..", actor=ADA, thread_id="thr_b", text="")
+
+    with pytest.raises(OnFileError) as refused:
+        await sdk.runs_dropped("thr_1", ["..", "."])
+
+    assert refused.value.status == 409
+    assert str(refused.value).endswith("than “thr_1”, so they cannot have been dropped from its history: “.”, “..”.")
 
 
 async def test_both_give_the_same_digest_down_to_each_records_own_pin(

@@ -320,8 +320,8 @@ async def thread_deleted(services: NamedDependency[Services], thread_id: PathId)
         **_REFUSALS_OF_A_DROP,
         409: refusal(
             "A named run belongs to another thread",
-            "Nothing was marked: these runs belong to another thread than thr_41, so they cannot have been dropped "
-            "from its history: run_7.",
+            "Nothing was marked: these runs belong to another thread than “thr_41”, so they cannot have been "
+            "dropped from its history: “run_7”.",
         ),
         415: NOT_JSON,
     },
