@@ -140,8 +140,31 @@ async def test_half_a_character_anywhere_else_in_a_body_is_refused_whole_and_nam
     assert in_the_call_id.status_code == 400
     assert "callId" in in_the_call_id.json()["error"]
     assert in_a_turn.status_code == 400
-    assert in_a_turn.json()["error"].startswith("The request is not valid: its body holds half of a character")
+    assert in_a_turn.json()["error"].startswith(
+        "The request is not valid: its body holds, in `text`, half of a character that takes two"
+    )
     assert "truncated" not in in_a_turn.json()["error"]
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "where"),
+    [
+        ("/agent/runs/run_h/digest", b'{"actor": {"id": "ad\\udc00a"}, "text": "hi"}', "in `actor.id`"),
+        ("/agent/runs/run_h/digest", b'{"actor": {"id": "ada", "roles": ["a", "\\ud800"]}}', "in `actor.roles[1]`"),
+        ("/agent/threads/thr_1/dropped-runs", b'{"runIds": ["r1", "r\\ud83d"]}', "in `runIds[1]`"),
+        ("/agent/runs/run_h/digest", b'{"actor": {"id": "ada", "\\ud800": 1}}', "in the name of a field of `actor`"),
+        ("/agent/runs/run_h/digest", b'"\\ud800"', "as the whole body"),
+    ],
+)
+async def test_half_a_character_is_refused_naming_the_field_it_is_in(
+    client: AsyncTestClient[Litestar], services: Services, path: str, body: bytes, where: str
+) -> None:
+    answer = await client.post(path, content=body, headers={**AUTH, "Content-Type": "application/json"})
+
+    assert answer.status_code == 400
+    said = answer.json()["error"]
+    assert said.startswith(f"The request is not valid: its body holds, {where}, half of a character"), said
+    assert await on_file(services) == []
 
 
 @pytest.mark.parametrize(

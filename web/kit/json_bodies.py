@@ -64,7 +64,7 @@ _MOST_SAID = 500  # characters of a reason a log line carries
 _FIELD = re.compile(r"^Object (?P<what>contains unknown|missing required) field `(?P<name>[^`]*)`$")
 _LONE_HALF = re.compile(
     rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"  # a first half with no second after it
-    rb"|(?<![0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a second half with no escape before it
+    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a second half with no first before it
 )
 """A JSON escape of half of a character that takes two (a surrogate) with no other half beside it:
 msgspec refuses it, saying only that the input "was truncated". A body type that holds a model's text
@@ -130,10 +130,57 @@ def decode_strictly(body: bytes, body_type: Any) -> Any:
         if _LONE_HALF.search(body):
             if getattr(body_type, "HOLDS_MODEL_TEXT", False):
                 return _decode_with_halves(body, body_type)
-            raise RefusedBodyError(detail=HALF_A_CHARACTER) from None
+            raise _half_a_character(body) from None
         raise RefusedBodyError(detail=f"The request is not valid: its body is not JSON ({error}).") from None
     except RecursionError:
         raise RefusedBodyError(detail=TOO_DEEP) from None
+
+
+def _half_a_character(body: bytes) -> RefusedBodyError:
+    """The refusal of a body holding half of a character, naming where (as sent: `actor.id`,
+    `runIds[2]`, or a field's name) when the body reads as JSON with the half kept."""
+    try:
+        found = _where_half(json.loads(body))
+    except (ValueError, RecursionError):
+        found = None
+    if found is None:
+        return RefusedBodyError(detail=HALF_A_CHARACTER)
+    path, in_name = found
+    shown = path if len(path) <= _PATH_SHOWN else path[: _PATH_SHOWN - 1] + "…"
+    if in_name:
+        where = f"in the name of a field of `{shown}`" if path else "in the name of a field"
+    else:
+        where = f"in `{shown}`" if path else "as the whole body"
+    detail = HALF_A_CHARACTER.replace("its body holds", f"its body holds, {where},", 1)
+    return RefusedBodyError(detail=detail)
+
+
+_PATH_SHOWN = 120
+"""Characters of a field's path a refusal shows at most."""
+
+
+def _where_half(value: Any, path: str = "") -> tuple[str, bool] | None:
+    """Where the first text in `value` holding half of a character is: its path and whether it is a
+    field's name (the path is then its object's); None if no text does."""
+    if isinstance(value, str):
+        return (path, False) if _has_half(value) else None
+    items: list[tuple[str, Any]] = []
+    if isinstance(value, list):
+        items = [(f"{path}[{index}]", item) for index, item in enumerate(value)]
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            if _has_half(name):
+                return path, True
+            items.append((f"{path}.{name}" if path else name, item))
+    for inner, item in items:
+        found = _where_half(item, inner)
+        if found is not None:
+            return found
+    return None
+
+
+def _has_half(text: str) -> bool:
+    return any("\ud800" <= c <= "\udfff" for c in text)
 
 
 def _decode_with_halves(body: bytes, body_type: Any) -> Any:
