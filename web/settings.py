@@ -33,6 +33,8 @@ DATABASE_URL_FORMS = f"{_SQLITE}:///path/to/file.sqlite3 or {_POSTGRESQL}://user
 
 
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+TOKEN_LENGTH_AT_LEAST = 16
+"""Characters of an agent or operator token at least: a bearer token is the whole of its check."""
 _EMBEDDER_SPEC = re.compile(r"use-multilingual|none|https?://\S+|[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
 
@@ -131,16 +133,17 @@ class Settings:
     agent_tokens: str = field(
         default="",
         metadata=_doc(
-            "Comma-separated bearer tokens that agent runtimes present to the agent API; list several to "
-            "rotate them. Empty: the agent API refuses every call."
+            "Comma-separated bearer tokens that agent runtimes present to the agent API, at least 16 characters "
+            "each; list several to rotate them. Empty: the agent API refuses every call."
         ),
     )
     operator_tokens: str = field(
         default="",
         metadata=_doc(
-            "Comma-separated bearer tokens that close /metrics and the API document (/schema) to the public: "
-            "when set, both answer only a request presenting one of them (Authorization: Bearer <token>), and "
-            "401 to anyone else. Empty: both are open to whoever reaches the server."
+            "Comma-separated bearer tokens that close /metrics and the API document (/schema) to the public, at "
+            "least 16 characters each and none also an agent token: when set, both answer only a request "
+            "presenting one of them (Authorization: Bearer <token>), and 401 to anyone else. Empty: both are "
+            "open to whoever reaches the server."
         ),
     )
     journal_retention_hours: int = field(
@@ -322,6 +325,18 @@ class Settings:
                 # an HTTP header carries ASCII: a token with anything else could never be presented
                 msg = f"{PREFIX}{name}: each token must be printable ASCII with no space inside it."
                 raise SettingsError(msg)
+            if any(len(token) < TOKEN_LENGTH_AT_LEAST for token in tokens):
+                msg = (
+                    f"{PREFIX}{name}: each token must be at least {TOKEN_LENGTH_AT_LEAST} characters; make one "
+                    'with: python -c "import secrets; print(secrets.token_urlsafe(32))"'
+                )
+                raise SettingsError(msg)
+        if shared := set(self.agent_token_list) & set(self.operator_token_list):
+            msg = (
+                f"{PREFIX}AGENT_TOKENS and {PREFIX}OPERATOR_TOKENS share a token ({len(shared)} of them): an agent "
+                "runtime would then also read /metrics and /schema. Give each its own."
+            )
+            raise SettingsError(msg)
 
     @classmethod
     def names(cls) -> tuple[str, ...]:

@@ -188,6 +188,46 @@ def test_a_conversation_address_with_only_the_thread_placeholder_is_accepted(url
     assert Settings.from_mapping({"ONFILE_CONVERSATION_URL": url}).conversation_url == url
 
 
+@pytest.mark.parametrize(
+    ("agent", "operator", "said"),
+    [
+        ("short", "", "ONFILE_AGENT_TOKENS: each token must be at least 16 characters"),
+        ("a-long-enough-agent-token, fifteen-chars-x", "", "ONFILE_AGENT_TOKENS: each token must be at least 16"),
+        ("", "op-short", "ONFILE_OPERATOR_TOKENS: each token must be at least 16 characters"),
+        (
+            "shared-token-0123456789, agent-only-0123456789",
+            "shared-token-0123456789",
+            "ONFILE_AGENT_TOKENS and ONFILE_OPERATOR_TOKENS share a token (1 of them)",
+        ),
+    ],
+)
+def test_a_guessable_or_shared_token_is_refused_at_start_up(agent: str, operator: str, said: str) -> None:
+    settings = Settings(
+        secret_key="s" * 32,
+        oidc_issuer="http://i",
+        oidc_client_id="c",
+        oidc_client_secret="s",
+        agent_tokens=agent,
+        operator_tokens=operator,
+    )
+
+    with pytest.raises(SettingsError, match=re.escape(said)):
+        settings.require_server_settings()
+
+
+def test_tokens_of_sixteen_characters_each_their_own_are_taken() -> None:
+    settings = Settings(
+        secret_key="s" * 32,
+        oidc_issuer="http://i",
+        oidc_client_id="c",
+        oidc_client_secret="s",
+        agent_tokens="agent-0123456789, agent-abcdefghij",
+        operator_tokens="operator-0123456",
+    )
+
+    settings.require_server_settings()
+
+
 @pytest.mark.parametrize("tokens", ["tök-ü", "good-token, two words", "tab\tinside"])
 def test_an_agent_token_no_header_can_carry_is_refused_at_start_up(tokens: str) -> None:
     settings = Settings(
