@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import getpass
 import os
 import re
 import socket
@@ -175,8 +176,27 @@ def _database_errors(url: str, name: str = DATABASE_URL_VARIABLE) -> Iterator[No
             hint = "; create that role on the server, or put one that exists in the URL"
         elif "no such table" in reason[0] or re.search(r'\b(relation|table) "[^"]*" does not exist', reason[0]):
             hint = "; run `onfile db upgrade`"
+        elif reason[0] == "unable to open database file" and (file := Settings(database_url=url).sqlite_file):
+            hint = f": {_why_unopenable(file.absolute())}"
         msg = f"the database at {name}={printable_url(url)} {how}: {reason[0]}{hint}"
         raise DatabaseUnusableError(msg) from None
+
+
+def _why_unopenable(file: Path) -> str:
+    """Why SQLite could not open or create `file` (absolute), in words naming the path."""
+    folder = file.parent
+    if file.is_dir():
+        return f"{file} is a folder; name a file in it"
+    missing = next((f for f in (folder, *folder.parents) if not f.exists()), None)
+    if missing is not None:
+        return f"the folder {missing} does not exist; create it, or name a file in a folder that does"
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder"
+    if not file.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        return f"the file {file} is not there, and this user ({getpass.getuser()}) cannot create files in {folder}"
+    if not os.access(file, os.R_OK):
+        return f"this user ({getpass.getuser()}) cannot read {file}"
+    return f"SQLite could not open {file}"
 
 
 async def _starting(work: Awaitable[T]) -> T:

@@ -119,7 +119,32 @@ def test_a_sqlite_file_in_a_missing_folder_stops_serve_in_one_line(
 
     assert code == 1
     assert "ONFILE_DATABASE_URL=sqlite+aiosqlite:///" in err
-    assert "cannot be reached: unable to open database file" in err
+    assert err.endswith(
+        f"cannot be reached: unable to open database file: the folder {tmp_path}/no-such-folder does not exist; "
+        "create it, or name a file in a folder that does\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("named", "why"),
+    [
+        ("data/onfile.sqlite3", "the folder {here}/data does not exist"),
+        ("a-folder", "{here}/a-folder is a folder; name a file in it"),
+        ("a-file/onfile.sqlite3", "{here}/a-file is a file, not a folder"),
+    ],
+)
+def test_a_sqlite_path_that_cannot_be_opened_is_named_whole_with_why(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, named: str, why: str
+) -> None:
+    (tmp_path / "a-folder").mkdir()
+    (tmp_path / "a-file").write_text("not a folder")
+    monkeypatch.setenv("ONFILE_DATABASE_URL", f"sqlite+aiosqlite:///{named}")
+
+    for command in (["serve"], ["db", "upgrade"]):
+        code, err = refusal(command, capsys)
+
+        assert code == 1
+        assert f"unable to open database file: {why.format(here=tmp_path)}" in err
 
 
 def test_serve_starts_when_its_database_answers(
