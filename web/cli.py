@@ -20,7 +20,7 @@ import uvicorn
 from store import Actor
 from store.domain.identifiers import id_problem
 from store.embedding import EmbedderError
-from store.persistence import DATABASE_URL_VARIABLE, printable_url, upgrade
+from store.persistence import DATABASE_URL_VARIABLE, OtherApplicationsFileError, printable_url, upgrade
 from store.persistence.backup import SIDE_FILE_SUFFIXES, TargetExistsError, backup_sqlite
 from store.persistence.engine import connections_accepted, writes_refused
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
@@ -30,7 +30,7 @@ from web.kit.words import count_words
 from web.settings import Settings, SettingsError, check_database_url
 
 # asyncpg reports a refused or timed-out connection as an OSError of its own, not wrapped
-_STARTING_FAILURES: tuple[type[Exception], ...] = (*DATABASE_ERROR_TYPES, OSError)
+_STARTING_FAILURES: tuple[type[Exception], ...] = (*DATABASE_ERROR_TYPES, OSError, OtherApplicationsFileError)
 # aiosqlite stops a connection that failed to open without waiting for its thread, which then reports
 # to the event loop: give it a moment before asyncio.run closes the loop, or it prints a traceback
 _SETTLING_SECONDS = 0.2
@@ -223,6 +223,11 @@ def _upgrade(database_url: str | None) -> int:
     else:
         done = f"the schema was up to date already (revision {upgraded.after})"
     print(f"{done}: {printable_url(url)}")
+    if upgraded.beside:  # PostgreSQL: a database several applications may share; SQLite refuses
+        others = upgraded.beside
+        shown = ", ".join(others[:5]) + (f" and {len(others) - 5} more" if len(others) > 5 else "")
+        tables = f"{count_words(1, 'table')} that is" if len(others) == 1 else f"{len(others):,} tables that are"
+        print(f"note: the database also holds {tables} not OnFile's ({shown}); OnFile's were created beside them")
     return 0
 
 

@@ -76,12 +76,16 @@ async def open_services(
     """Connect to the database (migrating it first when it is the embedded SQLite default, or when
     `migrate` says so) and build the repositories over it. `clock` is for tests that move time."""
     engine = open_engine(settings.database_url, pool_size=settings.database_pool_size)
-    if migrate if migrate is not None else settings.database_url.startswith("sqlite"):
-        await upgrade_engine(engine)
-    embedder = load_embedder(settings)
-    warm = getattr(embedder, "load", None)
-    if warm is not None:  # a model shipped in a package loads here, once, rather than on the first turn
-        await asyncio.to_thread(warm)
+    try:
+        if migrate if migrate is not None else settings.database_url.startswith("sqlite"):
+            await upgrade_engine(engine)
+        embedder = load_embedder(settings)
+        warm = getattr(embedder, "load", None)
+        if warm is not None:  # a model shipped in a package loads here, once, rather than on the first turn
+            await asyncio.to_thread(warm)
+    except BaseException:  # nothing is served: the connections opened so far are closed, not left to the collector
+        await engine.dispose()
+        raise
     provider = SqlMemoryProvider(engine, embedder=embedder)
     diagnostics = Diagnostics()
     metrics = MemoryMetrics()

@@ -17,7 +17,7 @@ from store.persistence.engine import (
     printable_url,
 )
 from store.persistence.journal import RunJournal, RunPrunedError
-from store.persistence.migrate import downgrade_engine, upgrade, upgrade_engine
+from store.persistence.migrate import OtherApplicationsFileError, downgrade_engine, upgrade, upgrade_engine
 from store.persistence.people import KnownPeople
 from store.persistence.provider import SqlMemoryProvider
 from store.persistence.registry import ConversationRegistry, Origin, RunsOnAnotherThreadError
@@ -38,6 +38,7 @@ __all__ = (
     "KnownPeople",
     "MemoryControlStore",
     "Origin",
+    "OtherApplicationsFileError",
     "RunJournal",
     "RunPrunedError",
     "RunsOnAnotherThreadError",

@@ -16,7 +16,7 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import text
+from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -25,6 +25,7 @@ from store.persistence.search_index import SQLITE_INDEX_TABLES
 
 __all__ = (
     "MIGRATIONS",
+    "OtherApplicationsFileError",
     "Upgraded",
     "alembic_config",
     "downgrade_engine",
@@ -81,17 +82,43 @@ async def upgrade(database_url: str, revision: str = "head") -> Upgraded:
 
 @dataclass(frozen=True, slots=True)
 class Upgraded:
-    """The schema's revision before a migration (None: there was no schema) and after it."""
+    """The schema's revision before a migration (None: there was no schema) and after it, and the
+    tables of other applications that were there when OnFile's schema was created beside them (on
+    PostgreSQL: a database several applications share)."""
 
     before: str | None
     after: str | None
+    beside: tuple[str, ...] = ()
+
+
+class OtherApplicationsFileError(RuntimeError):
+    """A SQLite file holding another application's tables and none of OnFile's: OnFile does not
+    create its schema in it (a file is one application's database, and the URL most likely names
+    the wrong one)."""
+
+    def __init__(self, tables: tuple[str, ...]) -> None:
+        self.tables = tables
+        named = ", ".join(tables[:5]) + (f" and {len(tables) - 5} more" if len(tables) > 5 else "")
+        super().__init__(
+            f"the SQLite file holds another application's tables ({named}) and none of OnFile's; OnFile "
+            "keeps a file of its own: name a new file (it is created) or one OnFile made"
+        )
+
+
+def _tables_not_onfiles(sync: Connection) -> tuple[str, ...]:
+    """The tables of a database with no OnFile schema, but Alembic's own and SQLite's internal ones."""
+    names = inspect(sync).get_table_names()
+    return tuple(sorted(n for n in names if n != "alembic_version" and not n.startswith("sqlite_")))
 
 
 async def _migrate(engine: AsyncEngine, step: Callable[[Config, str], None], revision: str) -> Upgraded:
     def migrate(sync: Connection) -> Upgraded:
         before = MigrationContext.configure(sync).get_current_revision()
+        beside = _tables_not_onfiles(sync) if before is None and step is command.upgrade else ()
+        if beside and sync.dialect.name == "sqlite":
+            raise OtherApplicationsFileError(beside)
         step(alembic_config(sync), revision)
-        return Upgraded(before, MigrationContext.configure(sync).get_current_revision())
+        return Upgraded(before, MigrationContext.configure(sync).get_current_revision(), beside)
 
     async with writing(engine) as connection:
         if connection.dialect.name == "postgresql":

@@ -4,8 +4,10 @@ any password masked and a non-zero exit: never a traceback, never a server that 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
+import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -16,7 +18,7 @@ from sqlalchemy import text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
-from store.persistence import open_engine
+from store.persistence import downgrade_engine, open_engine
 from web import cli
 from web.demo.oidc_mock import free_port
 
@@ -33,6 +35,10 @@ UNREACHABLE = "postgresql+asyncpg://onfile:hunter2@127.0.0.1:{port}/onfile"
 def served(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> list[dict[str, Any]]:
     """A clean directory and environment, and a uvicorn that records instead of serving."""
     monkeypatch.chdir(tmp_path)
+    # `serve` configures logging for the server it starts; each test starts with the root logger as it was
+    root = logging.getLogger()
+    monkeypatch.setattr(root, "handlers", list(root.handlers))
+    monkeypatch.setattr(root, "level", root.level)
     for name, value in SERVING.items():
         monkeypatch.setenv(name, value)
     served: list[dict[str, Any]] = []
@@ -440,4 +446,55 @@ def test_a_role_postgresql_does_not_know_stops_every_command_in_one_line_saying_
     assert err.endswith(
         'cannot be used: role "nobody_here" does not exist; create that role on the server, or put one that exists '
         "in the URL\n"
+    )
+
+
+def _another_applications_file(path: Path) -> None:
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
+        connection.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
+
+
+@pytest.mark.parametrize("command", [["db", "upgrade"], ["serve"]])
+def test_a_sqlite_file_of_another_application_is_left_alone_and_said_in_one_line(
+    command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    _another_applications_file(tmp_path / "shop.sqlite3")
+    monkeypatch.setenv("ONFILE_DATABASE_URL", "sqlite+aiosqlite:///shop.sqlite3")
+
+    code, err = refusal(command, capsys)
+
+    assert code == 1
+    assert err == (
+        "onfile: the database at ONFILE_DATABASE_URL=sqlite+aiosqlite:///shop.sqlite3 cannot be used: the SQLite "
+        "file holds another application's tables (customers, invoices) and none of OnFile's; OnFile keeps a file "
+        "of its own: name a new file (it is created) or one OnFile made\n"
+    )
+    with sqlite3.connect(tmp_path / "shop.sqlite3") as connection:
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert tables == {"invoices", "customers"}
+
+
+@pytest.mark.postgres
+def test_a_postgresql_database_shared_with_another_application_gets_onfiles_schema_beside_it_and_says_so(
+    capsys: pytest.CaptureFixture[str], postgres_database_url: str
+) -> None:
+    async def emptied_but_for_a_shop() -> None:
+        engine = open_engine(postgres_database_url)
+        try:
+            await downgrade_engine(engine, "base")
+            async with engine.begin() as connection:
+                await connection.execute(text("CREATE TABLE invoices (id integer PRIMARY KEY)"))
+        finally:
+            await engine.dispose()
+
+    asyncio.run(emptied_but_for_a_shop())
+
+    assert cli.main(["db", "upgrade", "--database-url", postgres_database_url]) == 0
+
+    said = capsys.readouterr().out.splitlines()
+    assert said[0].startswith("created the schema (revision ")
+    assert (
+        said[1]
+        == "note: the database also holds 1 table that is not OnFile's (invoices); OnFile's were created beside them"
     )
