@@ -180,6 +180,11 @@ class Administration:
             return []
         return list(await self._provider.list(scopes=scopes, ctx=ScopeContext(actor=actor)))
 
+    async def shared_memory(self, actor: Actor, memory_id: str) -> MemoryRecord | None:
+        """The shared fact `memory_id`, when it is held at a scope `actor` administers; None otherwise
+        (unknown, or held elsewhere: the two are not told apart)."""
+        return await self._administered(actor, memory_id)
+
     async def budgets(self, actor: Actor) -> list[PinBudget]:
         records = await self.shared_memories(actor)
         return [

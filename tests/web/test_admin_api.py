@@ -239,7 +239,13 @@ async def test_the_endpoints_are_in_the_openapi_document_with_examples(client: A
     assert create["requestBody"]["content"]["application/json"]["schema"]["examples"]
     assert {"201", "400", "403"} <= set(create["responses"])
     assert create["security"] == [{"dashboardSession": [], "csrfToken": []}]
-    assert set(paths["/admin/memories/{memory_id}"]) == {"put", "delete"}
+    assert set(paths["/admin/memories"]) == {"get", "post"}
+    assert set(paths["/admin/memories/{memory_id}"]) == {"get", "put", "delete"}
+    for method in ("put", "delete"):
+        operation = paths["/admin/memories/{memory_id}"][method]
+        assert "412" in operation["responses"]
+        [if_match] = [p for p in operation["parameters"] if p["name"] == "If-Match"]
+        assert (if_match["in"], if_match["required"]) == ("header", False)
     assert paths["/admin/memories/{memory_id}"]["put"]["requestBody"]["content"]["application/json"]["schema"][
         "examples"
     ]

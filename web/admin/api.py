@@ -14,15 +14,17 @@ which names it.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Annotated, Any
 
 import msgspec
-from litestar import Response, Router, delete, post, put
+from litestar import Response, Router, delete, get, post, put
 from litestar.di import NamedDependency, Provide
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
-from litestar.params import Body, PathParameter
+from litestar.params import Body, HeaderParameter, PathParameter
 
+from store import MemoryRecord
 from store.admin import NOT_ADMINISTERED, AdminOutcome
 from store.domain.administration import PinBudget
 from store.domain.wire import record_wire
@@ -36,6 +38,7 @@ __all__ = (
     "BudgetOut",
     "SharedMemoryOut",
     "admin_api_router",
+    "version_of",
 )
 
 MemoryId = Annotated[str, PathParameter(min_length=1, max_length=200, examples=[Example(value="mem_01HZX3")])]
@@ -87,6 +90,55 @@ class DeletedOut(msgspec.Struct, rename="camel"):
     record: RecordOut
 
 
+class SharedMemoriesOut(msgspec.Struct, rename="camel"):
+    records: list[RecordOut]
+
+
+IfMatch = Annotated[
+    str | None,
+    HeaderParameter(
+        name="If-Match",
+        required=False,
+        description=(
+            "The fact's `ETag` as you read it: the call changes nothing, and answers 412, if the fact was "
+            "changed since (its text, its pin). Without it the call acts on the fact as it is."
+        ),
+    ),
+]
+
+
+def version_of(record: MemoryRecord) -> str:
+    """The record's version as an entity tag: a change of its text, its pin or its date changes it."""
+    made = f"{record.id}\n{record.updated_at.isoformat()}\n{record.pinned}\n{record.text}"
+    return '"' + hashlib.sha256(made.encode("utf-8", "surrogatepass")).hexdigest()[:24] + '"'
+
+
+def _version_matches(if_match: str, version: str) -> bool:
+    """RFC 9110's If-Match, strongly compared: `*`, or a list of tags one of which is `version`."""
+    tags = [tag.strip() for tag in if_match.split(",")]
+    return "*" in tags or version in tags
+
+
+CHANGED_SINCE = (
+    "Nothing was changed: the fact was changed since the version you sent (If-Match). Read it again "
+    "(GET /admin/memories/{id}, whose ETag is its version now) and decide on what it says now."
+)
+
+
+async def _unchanged_since(visit: Visit, memory_id: str, if_match: str | None) -> Response[Any] | None:
+    """None when the call may go ahead: no `If-Match`, or one the fact's version matches; otherwise the
+    answer (404 for a fact the caller cannot see, 412 with its version now)."""
+    if if_match is None:
+        return None
+    record = await visit.services.admin.shared_memory(visit.viewer.actor, memory_id)
+    if record is None:
+        return Response(ProblemOut(NOT_ADMINISTERED), status_code=404)
+    if _version_matches(if_match, version_of(record)):
+        return None
+    said = CHANGED_SINCE.replace("{id}", memory_id)
+    return Response(ProblemOut(said), status_code=412, headers={"ETag": version_of(record)})
+
+
 def _budget_out(budget: PinBudget | None) -> BudgetOut | None:
     if budget is None:
         return None
@@ -96,7 +148,8 @@ def _budget_out(budget: PinBudget | None) -> BudgetOut | None:
 def _answer(outcome: AdminOutcome, status: int = 200) -> Response[Any]:
     if outcome.ok and outcome.record is not None:
         record = record_wire(outcome.record)
-        return Response(SharedMemoryOut(record=record, budget=_budget_out(outcome.budget)), status_code=status)
+        answer = SharedMemoryOut(record=record, budget=_budget_out(outcome.budget))
+        return Response(answer, status_code=status, headers={"ETag": version_of(outcome.record)})
     code = {"refused": 403, "invalid": 400}.get(outcome.status, 404)
     return Response(ProblemOut(outcome.reason or NOT_ADMINISTERED), status_code=code)
 
@@ -113,6 +166,53 @@ _BAD_PIN = refusal(
     "A body that does not parse or match its schema", "The request is not valid: pinned: Expected `bool`, got `str`"
 )
 _WRITTEN = [Example(value={"record": _EXAMPLE_RECORD, "budget": _EXAMPLE_BUDGET})]
+_CHANGED = refusal("The fact was changed since the version in If-Match", CHANGED_SINCE.replace("{id}", "mem_01HZX3"))
+
+
+@get(
+    "/",
+    summary="The shared facts you administer",
+    description="Every fact at the scopes the logged-in person administers, by scope then key: no cap.",
+    responses={
+        200: ResponseSpec(
+            SharedMemoriesOut,
+            description="The shared facts",
+            examples=[Example(value={"records": [_EXAMPLE_RECORD]})],
+            generate_examples=False,
+        ),
+        401: NO_SESSION,
+        503: UNAVAILABLE,
+    },
+)
+async def list_shared(visit: NamedDependency[Visit]) -> SharedMemoriesOut:
+    records = await visit.services.admin.shared_memories(visit.viewer.actor)
+    ordered = sorted(records, key=lambda r: (r.scope, r.key, r.id))
+    return SharedMemoriesOut(records=[record_wire(r) for r in ordered])
+
+
+@get(
+    "/{memory_id:str}",
+    summary="One shared fact",
+    description="The fact, with its version in the `ETag` header: send it back as `If-Match` to edit, pin or "
+    "delete only that version.",
+    responses={
+        200: ResponseSpec(
+            SharedMemoryOut,
+            description="The fact",
+            examples=[Example(value={"record": _EXAMPLE_RECORD})],
+            generate_examples=False,
+        ),
+        400: _BAD_ADDRESS,
+        401: NO_SESSION,
+        404: _NOT_FOUND,
+        503: UNAVAILABLE,
+    },
+)
+async def read_shared(visit: NamedDependency[Visit], memory_id: MemoryId) -> Response[SharedMemoryOut | ProblemOut]:
+    record = await visit.services.admin.shared_memory(visit.viewer.actor, memory_id)
+    if record is None:
+        return Response(ProblemOut(NOT_ADMINISTERED), status_code=404)
+    return Response(SharedMemoryOut(record=record_wire(record)), headers={"ETag": version_of(record)})
 
 
 @post(
@@ -165,7 +265,10 @@ async def create_shared(
 @put(
     "/{memory_id:str}",
     summary="Edit a shared fact",
-    description="A new text for the fact; its id, key, scope and pin stay.",
+    description=(
+        "A new text for the fact; its id, key, scope and pin stay. With `If-Match` (the `ETag` a read or a "
+        "write answered), only that version is edited: 412 if it changed since."
+    ),
     responses={
         200: ResponseSpec(
             SharedMemoryOut,
@@ -177,6 +280,7 @@ async def create_shared(
         401: NO_SESSION,
         403: _REFUSED,
         404: _NOT_FOUND,
+        412: _CHANGED,
         413: _TOO_LARGE,
         415: NOT_JSON,
         503: UNAVAILABLE,
@@ -186,14 +290,20 @@ async def edit_shared(
     visit: NamedDependency[Visit],
     memory_id: MemoryId,
     data: Annotated[TextIn, Body(examples=[Example(value={"text": "answer formally, in full sentences"})])],
+    if_match: IfMatch = None,
 ) -> Response[SharedMemoryOut | ProblemOut]:
+    if (changed := await _unchanged_since(visit, memory_id, if_match)) is not None:
+        return changed
     return _answer(await visit.services.admin.edit(visit.viewer.actor, memory_id, text=data.text))
 
 
 @delete(
     "/{memory_id:str}",
     summary="Delete a shared fact",
-    description="The administrative delete the personal page refuses. Answers the record as it was.",
+    description=(
+        "The administrative delete the personal page refuses. Answers the record as it was. With `If-Match`, "
+        "only that version is deleted: 412 if it changed since."
+    ),
     status_code=200,
     responses={
         200: ResponseSpec(
@@ -206,13 +316,17 @@ async def edit_shared(
         401: NO_SESSION,
         403: _REFUSED,
         404: _NOT_FOUND,
+        412: _CHANGED,
         503: UNAVAILABLE,
     },
 )
 async def delete_shared(
     visit: NamedDependency[Visit],
     memory_id: MemoryId,
+    if_match: IfMatch = None,
 ) -> Response[DeletedOut | ProblemOut]:
+    if (changed := await _unchanged_since(visit, memory_id, if_match)) is not None:
+        return changed
     outcome = await visit.services.admin.retire(visit.viewer.actor, memory_id)
     if not outcome.ok or outcome.record is None:
         return _answer(outcome)
@@ -224,7 +338,8 @@ async def delete_shared(
     summary="Make a shared fact always on, or not",
     description=(
         "Answers the record and the scope's pin budget after the change; its `warning` says when the scope's "
-        "always-on keys exceed what one prompt carries, so some would stop reaching prompts."
+        "always-on keys exceed what one prompt carries, so some would stop reaching prompts. With `If-Match`, "
+        "only that version: 412 if it changed since."
     ),
     status_code=200,
     responses={
@@ -238,6 +353,7 @@ async def delete_shared(
         401: NO_SESSION,
         403: _REFUSED,
         404: _NOT_FOUND,
+        412: _CHANGED,
         413: _TOO_LARGE,
         415: NOT_JSON,
         503: UNAVAILABLE,
@@ -247,13 +363,16 @@ async def pin_shared(
     visit: NamedDependency[Visit],
     memory_id: MemoryId,
     data: Annotated[PinIn, Body(examples=[Example(value={"pinned": True})])],
+    if_match: IfMatch = None,
 ) -> Response[SharedMemoryOut | ProblemOut]:
+    if (changed := await _unchanged_since(visit, memory_id, if_match)) is not None:
+        return changed
     return _answer(await visit.services.admin.pin(visit.viewer.actor, memory_id, pinned=data.pinned))
 
 
 admin_api_router = Router(
     path="/admin/memories",
-    route_handlers=[create_shared, edit_shared, delete_shared, pin_shared],
+    route_handlers=[list_shared, read_shared, create_shared, edit_shared, delete_shared, pin_shared],
     tags=["administration"],
     security=SESSION_SECURITY,
     dependencies={"elevation": Provide(administrators_only)},
