@@ -44,7 +44,7 @@ from store.persistence import (
     RunJournal,
     SqlMemoryProvider,
 )
-from store.restating import restate
+from store.restating import ChangedMeanwhileError, StillAsRead, restate
 
 __all__ = (
     "NOT_ADMINISTERED",
@@ -59,7 +59,7 @@ __all__ = (
 )
 
 NOT_ADMINISTERED = "There is no shared memory with that id among the scopes you administer."
-Status = Literal["done", "refused", "not_found", "invalid"]
+Status = Literal["done", "refused", "not_found", "invalid", "changed"]
 PEOPLE_SHOWN = 200
 """How many people the people page lists at once; anyone else is found by name or id."""
 PreviewRefusal = Literal["forbidden", "unknown"]
@@ -68,10 +68,13 @@ among the people they may preview (the same answer whether the id was never seen
 person of another organisation)."""
 
 
+CHANGED_MEANWHILE = "Nothing was changed: the fact was changed since the version read."
+
+
 @dataclass(frozen=True, slots=True)
 class AdminOutcome:
     """What became of an administrative act: `done` with the record (and a pin-budget warning when
-    always-on facts would stop reaching prompts), or why not."""
+    always-on facts would stop reaching prompts), or why not (`changed`: with the version it is now)."""
 
     status: Status
     reason: str = ""
@@ -216,13 +219,16 @@ class Administration:
             return AdminOutcome(pinned_outcome.status, reason, record=record)
         return pinned_outcome
 
-    async def edit(self, actor: Actor, memory_id: str, *, text: str) -> AdminOutcome:
+    async def edit(self, actor: Actor, memory_id: str, *, text: str, still: StillAsRead | None = None) -> AdminOutcome:
         """A new text for a shared fact; its id, key and pin stay. An update of that record by id, in one
         transaction with its audit entry: `before` is the value it replaced, and a fact deleted meanwhile
-        answers as an unknown id, never written again. The same text again writes and records nothing."""
+        answers as an unknown id, never written again. The same text again writes and records nothing.
+        With `still`, only the version read is edited (checked under the row's lock): else `changed`."""
         record = await self._administered(actor, memory_id)
         if record is None:
             return AdminOutcome("not_found", NOT_ADMINISTERED)
+        if still is not None and not still(record):
+            return AdminOutcome("changed", CHANGED_MEANWHILE, record=record)
         checked = check_memory_input(record.key, text, max_fact_chars=self._config.max_fact_chars)
         if checked.error is not None:
             return AdminOutcome("invalid", checked.error)
@@ -231,47 +237,64 @@ class Administration:
             return AdminOutcome("refused", refusal)
         if checked.fact == record.text:  # saved unchanged: its date stays, and no edit is recorded
             return AdminOutcome("done", record=record)
-        change = await restate(self._config, self._provider, self._audit, actor, record, checked.fact)
+        try:
+            change = await restate(self._config, self._provider, self._audit, actor, record, checked.fact, still=still)
+        except ChangedMeanwhileError as changed:
+            return AdminOutcome("changed", CHANGED_MEANWHILE, record=changed.record)
         if change is None:  # deleted meanwhile: an edit never brings it back
             return AdminOutcome("not_found", NOT_ADMINISTERED)
         return AdminOutcome("done", record=change[1])
 
-    async def retire(self, actor: Actor, memory_id: str) -> AdminOutcome:
-        """The administrative delete the personal page refuses."""
-        record = await self._may_change(actor, memory_id)
+    async def retire(self, actor: Actor, memory_id: str, *, still: StillAsRead | None = None) -> AdminOutcome:
+        """The administrative delete the personal page refuses. With `still`, only the version read is
+        deleted (checked under the row's lock, the delete rolled back otherwise): else `changed`."""
+        record = await self._may_change(actor, memory_id, still)
         if isinstance(record, AdminOutcome):
             return record
-        async with self._provider.together():
-            gone = await self._provider.retire_at(memory_id, scope=record.scope)
-            if gone is None:
-                return AdminOutcome("not_found", NOT_ADMINISTERED)
-            await self._audit.append(
-                who=actor.id, action="delete", scope=gone.scope, key=gone.key, before=_snapshot(gone)
-            )
+        try:
+            async with self._provider.together():
+                gone = await self._provider.retire_at(memory_id, scope=record.scope)
+                if gone is None:
+                    return AdminOutcome("not_found", NOT_ADMINISTERED)
+                if still is not None and not still(gone):
+                    raise ChangedMeanwhileError(gone)
+                await self._audit.append(
+                    who=actor.id, action="delete", scope=gone.scope, key=gone.key, before=_snapshot(gone)
+                )
+        except ChangedMeanwhileError as changed:
+            return AdminOutcome("changed", CHANGED_MEANWHILE, record=changed.record)
         return AdminOutcome("done", record=gone)
 
-    async def pin(self, actor: Actor, memory_id: str, *, pinned: bool) -> AdminOutcome:
+    async def pin(
+        self, actor: Actor, memory_id: str, *, pinned: bool, still: StillAsRead | None = None
+    ) -> AdminOutcome:
         """Make a shared fact always on (or not). The outcome carries the scope's pin budget after the
         change, whose warning says when always-on facts would stop reaching prompts. The change and its
         audit entry are one transaction; a fact already so is left as it is, unrecorded; a fact deleted
-        meanwhile answers as an unknown id."""
-        record = await self._may_change(actor, memory_id)
+        meanwhile answers as an unknown id. With `still`, only the version read is changed (checked under
+        the row's lock): else `changed`."""
+        record = await self._may_change(actor, memory_id, still)
         if isinstance(record, AdminOutcome):
             return record
-        async with self._provider.together():
-            change = await self._provider.repin(memory_id, scope=record.scope, pinned=pinned)
-            if change is None:  # deleted meanwhile: nothing was pinned, and nothing is audited
-                return AdminOutcome("not_found", NOT_ADMINISTERED)
-            before, updated = change
-            if before.pinned != updated.pinned:  # already so (a second tab): nothing to record
-                await self._audit.append(
-                    who=actor.id,
-                    action="pin" if pinned else "unpin",
-                    scope=updated.scope,
-                    key=updated.key,
-                    before=_snapshot(before),
-                    after=_snapshot(updated),
-                )
+        try:
+            async with self._provider.together():
+                change = await self._provider.repin(memory_id, scope=record.scope, pinned=pinned)
+                if change is None:  # deleted meanwhile: nothing was pinned, and nothing is audited
+                    return AdminOutcome("not_found", NOT_ADMINISTERED)
+                before, updated = change
+                if still is not None and not still(before):
+                    raise ChangedMeanwhileError(before)
+                if before.pinned != updated.pinned:  # already so (a second tab): nothing to record
+                    await self._audit.append(
+                        who=actor.id,
+                        action="pin" if pinned else "unpin",
+                        scope=updated.scope,
+                        key=updated.key,
+                        before=_snapshot(before),
+                        after=_snapshot(updated),
+                    )
+        except ChangedMeanwhileError as changed:
+            return AdminOutcome("changed", CHANGED_MEANWHILE, record=changed.record)
         at_scope = await self._provider.list(scopes=[record.scope], ctx=ScopeContext(actor=actor))
         budget = pin_budget(at_scope, scope=record.scope, max_memories=self._config.max_memories)
         return AdminOutcome("done", record=updated, budget=budget)
@@ -520,11 +543,16 @@ class Administration:
             )
         return None
 
-    async def _may_change(self, actor: Actor, memory_id: str) -> MemoryRecord | AdminOutcome:
-        """The shared fact `actor` may change, or the outcome that says why not."""
+    async def _may_change(
+        self, actor: Actor, memory_id: str, still: StillAsRead | None = None
+    ) -> MemoryRecord | AdminOutcome:
+        """The shared fact `actor` may change (and, with `still`, still the version read), or the outcome
+        that says why not."""
         record = await self._administered(actor, memory_id)
         if record is None:
             return AdminOutcome("not_found", NOT_ADMINISTERED)
+        if still is not None and not still(record):
+            return AdminOutcome("changed", CHANGED_MEANWHILE, record=record)
         refusal = await self._refusal(actor, record.scope)
         return AdminOutcome("refused", refusal) if refusal else record
 

@@ -9,7 +9,7 @@ import asyncio
 import pytest
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from store import Actor, MemoryConfig
+from store import Actor, MemoryConfig, MemoryRecord
 from store.admin import NOT_ADMINISTERED, Administration
 from store.domain.administration import RoleGate
 from store.persistence import AuditTrail, KnownPeople, SqlMemoryProvider
@@ -113,3 +113,60 @@ async def test_two_publishes_of_a_new_key_at_once_each_record_the_value_they_rep
         assert [action for action, _, _ in writes] == ["write", "write"]
         assert writes[0][1] is None
         assert writes[1][1] == writes[0][2], f"the trail lost a replaced value: {writes}"
+
+
+async def test_two_edits_of_the_same_version_read_one_goes_through_and_the_other_is_told_it_changed(
+    admin: Administration, engine: AsyncEngine
+) -> None:
+    provider = SqlMemoryProvider(engine)
+    for i in range(TRIES):
+        key = f"version-{i}"
+        memory_id = await published(admin, key)
+        read = await provider.get(memory_id)
+        assert read is not None
+
+        def as_read(record: MemoryRecord, read: MemoryRecord = read) -> bool:
+            return (record.text, record.updated_at, record.pinned) == (read.text, read.updated_at, read.pinned)
+
+        first, second = await asyncio.gather(
+            admin.edit(LENA, memory_id, text="first", still=as_read),
+            admin.edit(LENA, memory_id, text="second", still=as_read),
+        )
+
+        assert sorted([first.status, second.status]) == ["changed", "done"]
+        won, lost = (first, second) if first.ok else (second, first)
+        assert won.record is not None
+        assert lost.record is not None
+        assert lost.record.text == won.record.text, "the loser is shown the version that won"
+        stored = await provider.get(memory_id)
+        assert stored is not None
+        assert stored.text == won.record.text
+        assert await trail_of(admin, key) == [("write", None, "formal"), ("edit", "formal", won.record.text)]
+
+
+@pytest.mark.parametrize("act", ["edit", "pin", "delete"])
+async def test_a_fact_that_changes_between_the_check_and_the_act_is_left_as_it_is(
+    admin: Administration, engine: AsyncEngine, act: str
+) -> None:
+    """The version is checked again under the row's lock, in the act's own transaction: a change landing
+    after the first check (here: the check answers yes once, then no) rolls the act back, unaudited."""
+    provider = SqlMemoryProvider(engine)
+    memory_id = await published(admin, "tone")
+    answers = iter([True, False])
+
+    def still(_: MemoryRecord) -> bool:
+        return next(answers)
+
+    if act == "edit":
+        outcome = await admin.edit(LENA, memory_id, text="edited", still=still)
+    elif act == "pin":
+        outcome = await admin.pin(LENA, memory_id, pinned=True, still=still)
+    else:
+        outcome = await admin.retire(LENA, memory_id, still=still)
+
+    assert outcome.status == "changed"
+    stored = await provider.get(memory_id)
+    assert stored is not None
+    assert (stored.text, stored.pinned) == ("formal", False)
+    assert outcome.record == stored
+    assert await trail_of(admin, "tone") == [("write", None, "formal")]

@@ -28,6 +28,7 @@ from store import MemoryRecord
 from store.admin import NOT_ADMINISTERED, AdminOutcome
 from store.domain.administration import PinBudget
 from store.domain.wire import record_wire
+from store.restating import StillAsRead
 from web.kit.api_errors import TOO_LARGE
 from web.kit.identity.elevation import administrators_only, confirmed_roles_only
 from web.kit.identity.visit import Visit
@@ -125,18 +126,11 @@ CHANGED_SINCE = (
 )
 
 
-async def _unchanged_since(visit: Visit, memory_id: str, if_match: str | None) -> Response[Any] | None:
-    """None when the call may go ahead: no `If-Match`, or one the fact's version matches; otherwise the
-    answer (404 for a fact the caller cannot see, 412 with its version now)."""
+def _still(if_match: str | None) -> StillAsRead | None:
+    """What the store checks a fact against under its lock when the call sends `If-Match`."""
     if if_match is None:
         return None
-    record = await visit.services.admin.shared_memory(visit.viewer.actor, memory_id)
-    if record is None:
-        return Response(ProblemOut(NOT_ADMINISTERED), status_code=404)
-    if _version_matches(if_match, version_of(record)):
-        return None
-    said = CHANGED_SINCE.replace("{id}", memory_id)
-    return Response(ProblemOut(said), status_code=412, headers={"ETag": version_of(record)})
+    return lambda record: _version_matches(if_match, version_of(record))
 
 
 def _budget_out(budget: PinBudget | None) -> BudgetOut | None:
@@ -150,6 +144,9 @@ def _answer(outcome: AdminOutcome, status: int = 200) -> Response[Any]:
         record = record_wire(outcome.record)
         answer = SharedMemoryOut(record=record, budget=_budget_out(outcome.budget))
         return Response(answer, status_code=status, headers={"ETag": version_of(outcome.record)})
+    if outcome.status == "changed" and outcome.record is not None:
+        said = CHANGED_SINCE.replace("{id}", outcome.record.id)
+        return Response(ProblemOut(said), status_code=412, headers={"ETag": version_of(outcome.record)})
     code = {"refused": 403, "invalid": 400}.get(outcome.status, 404)
     return Response(ProblemOut(outcome.reason or NOT_ADMINISTERED), status_code=code)
 
@@ -292,9 +289,9 @@ async def edit_shared(
     data: Annotated[TextIn, Body(examples=[Example(value={"text": "answer formally, in full sentences"})])],
     if_match: IfMatch = None,
 ) -> Response[SharedMemoryOut | ProblemOut]:
-    if (changed := await _unchanged_since(visit, memory_id, if_match)) is not None:
-        return changed
-    return _answer(await visit.services.admin.edit(visit.viewer.actor, memory_id, text=data.text))
+    return _answer(
+        await visit.services.admin.edit(visit.viewer.actor, memory_id, text=data.text, still=_still(if_match))
+    )
 
 
 @delete(
@@ -325,9 +322,7 @@ async def delete_shared(
     memory_id: MemoryId,
     if_match: IfMatch = None,
 ) -> Response[DeletedOut | ProblemOut]:
-    if (changed := await _unchanged_since(visit, memory_id, if_match)) is not None:
-        return changed
-    outcome = await visit.services.admin.retire(visit.viewer.actor, memory_id)
+    outcome = await visit.services.admin.retire(visit.viewer.actor, memory_id, still=_still(if_match))
     if not outcome.ok or outcome.record is None:
         return _answer(outcome)
     return Response(DeletedOut(deleted=True, record=record_wire(outcome.record)))
@@ -365,9 +360,9 @@ async def pin_shared(
     data: Annotated[PinIn, Body(examples=[Example(value={"pinned": True})])],
     if_match: IfMatch = None,
 ) -> Response[SharedMemoryOut | ProblemOut]:
-    if (changed := await _unchanged_since(visit, memory_id, if_match)) is not None:
-        return changed
-    return _answer(await visit.services.admin.pin(visit.viewer.actor, memory_id, pinned=data.pinned))
+    return _answer(
+        await visit.services.admin.pin(visit.viewer.actor, memory_id, pinned=data.pinned, still=_still(if_match))
+    )
 
 
 admin_api_router = Router(
