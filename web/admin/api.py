@@ -36,10 +36,10 @@ from web.kit.session_api import API_EXCEPTIONS, INVALID, NO_SESSION, NO_STORE_JS
 from web.kit.wire import NOT_JSON, UNAVAILABLE, ProblemOut, RecordOut, refusal
 
 __all__ = (
+    "CHANGED_SINCE",
     "BudgetOut",
     "SharedMemoryOut",
     "admin_api_router",
-    "version_of",
 )
 
 MemoryId = Annotated[str, PathParameter(min_length=1, max_length=200, examples=[Example(value="mem_01HZX3")])]
