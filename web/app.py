@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import StrictUndefined
-from litestar import Litestar, MediaType, Request, Response, get
+from litestar import Litestar, MediaType, Request, Response, get, head
 from litestar.datastructures import CacheControlHeader, State
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import NotFoundException
@@ -105,6 +105,17 @@ async def readyz(services: NamedDependency[Services]) -> dict[str, str]:
     outage's words when it cannot). `/healthz` only says the process is up."""
     await services.people.recent(limit=1)
     return {"status": "ready"}
+
+
+@head("/healthz", name="healthz_head", include_in_schema=False)
+async def healthz_head() -> None:
+    """`/healthz` for a probe that asks with HEAD: the status alone."""
+
+
+@head("/readyz", name="readyz_head", include_in_schema=False, cache_control=CacheControlHeader(no_store=True))
+async def readyz_head(services: NamedDependency[Services]) -> None:
+    """`/readyz` for a probe that asks with HEAD: the status alone (503 while the database cannot be used)."""
+    await services.people.recent(limit=1)
 
 
 @get("/metrics", name="metrics", media_type="text/plain; version=0.0.4", include_in_schema=False)
@@ -215,7 +226,9 @@ def create_app(
     return Litestar(
         route_handlers=[
             healthz,
+            healthz_head,
             readyz,
+            readyz_head,
             login,
             callback,
             logout,

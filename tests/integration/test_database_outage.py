@@ -101,6 +101,7 @@ async def test_an_outage_answers_503_everywhere_and_service_resumes_when_the_dat
             "readiness": await client.get("/readyz"),
         }
         alive = await client.get("/healthz")
+        probed = (await client.head("/healthz"), await client.head("/readyz"))
         page = await client.get("/", headers={"Accept": "text/html"})
     finally:
         await asyncio.to_thread(outage_server.resume)
@@ -110,6 +111,8 @@ async def test_an_outage_answers_503_everywhere_and_service_resumes_when_the_dat
         assert answer.json() == {"error": DATABASE_UNAVAILABLE}, name
         assert answer.headers["retry-after"]
     assert alive.status_code == 200, "the process is up: /healthz says only that"
+    assert [p.status_code for p in probed] == [200, 503], "a probe asking with HEAD is told the same"
+    assert probed[1].headers["retry-after"]
     assert page.status_code == 503
     assert page.headers["content-type"].startswith("text/html")
     assert 'data-testid="unavailable"' in page.text

@@ -58,3 +58,12 @@ async def test_what_the_setting_does_not_close_stays_open(closed: AsyncTestClien
     assert ready.headers["cache-control"] == "no-store"
     assert (await closed.get("/login", follow_redirects=False)).status_code in {303, 503}
     assert (await closed.get("/metricsx")).status_code == 404
+
+
+@pytest.mark.parametrize("path", ["/healthz", "/readyz"])
+async def test_a_probe_may_ask_with_head(client: AsyncTestClient[Litestar], path: str) -> None:
+    """Load balancers and uptime checks often probe with HEAD: the same status, no body."""
+    answer = await client.head(path)
+
+    assert answer.status_code == 200
+    assert answer.content == b""
