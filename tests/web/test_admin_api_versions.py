@@ -12,7 +12,7 @@ from litestar.testing import AsyncTestClient
 from store.admin import NOT_ADMINISTERED
 from tests.web.admin_builders import ADA, JONAS, LENA, shared
 from tests.web.conftest import LoginAs
-from web.admin.api import CHANGED_SINCE
+from web.admin.api import CHANGED_SINCE, PUBLISH_TAKES_NO_VERSION
 from web.services import Services
 
 Client = AsyncTestClient[Litestar]
@@ -144,3 +144,29 @@ async def test_reading_is_for_administrators_with_a_session(
     assert (without_session.status_code, without_session.json()) == (401, {"error": "Log in to the dashboard first."})
     assert not_an_administrator.status_code == 403
     assert (another_organisations.status_code, another_organisations.json()) == (200, {"records": []})
+
+
+async def test_a_publish_sent_with_if_match_is_refused_rather_than_written_past_the_condition(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    await services.provider.add([shared("tone", "formal", id="mem_tone")])
+    token = await login_as(LENA)
+    body = {"scope": "tenant:berlin", "key": "tone", "text": "casual"}
+
+    refused = await send(client, "POST", "/admin/memories", token, body, **{"If-Match": '"stale"'})
+
+    assert (refused.status_code, refused.json()) == (400, {"error": PUBLISH_TAKES_NO_VERSION})
+    stored = await services.provider.get("mem_tone")
+    assert stored is not None
+    assert stored.text == "formal"
+
+
+async def test_the_api_document_says_where_the_version_is_and_who_may_read(client: Client) -> None:
+    paths = (await client.get("/schema/openapi.json")).json()["paths"]
+
+    one = paths["/admin/memories/{memory_id}"]
+    for operation, status in ((one["get"], "200"), (one["put"], "200"), (paths["/admin/memories"]["post"], "201")):
+        assert "ETag" in operation["responses"][status]["headers"]
+    assert "403" in paths["/admin/memories"]["get"]["responses"]
+    assert "403" in one["get"]["responses"]
+    assert not any(p["name"] == "If-Match" for p in paths["/admin/memories"]["post"].get("parameters", []))

@@ -15,13 +15,14 @@ which names it.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 import msgspec
 from litestar import Response, Router, delete, get, post, put
 from litestar.di import NamedDependency, Provide
 from litestar.openapi import ResponseSpec
-from litestar.openapi.spec import Example
+from litestar.openapi.spec import Example, OpenAPIHeader, OpenAPIResponse, OpenAPIType, Operation, Schema
 from litestar.params import Body, HeaderParameter, PathParameter
 
 from store import MemoryRecord
@@ -164,6 +165,31 @@ _BAD_PIN = refusal(
 )
 _WRITTEN = [Example(value={"record": _EXAMPLE_RECORD, "budget": _EXAMPLE_BUDGET})]
 _CHANGED = refusal("The fact was changed since the version in If-Match", CHANGED_SINCE.replace("{id}", "mem_01HZX3"))
+_ADMINISTERS_NOTHING = refusal(
+    "The caller administers no scope",
+    "ada administers no scope: changing shared facts needs someone who administers the scope they are held at.",
+)
+_ETAG = OpenAPIHeader(
+    schema=Schema(type=OpenAPIType.STRING),
+    description="The fact's version: send it back as If-Match to act only on this version.",
+)
+
+
+@dataclass
+class _AnsweringAVersion(Operation):
+    """The API document's operation for a route whose success answers carry the fact's `ETag` (a
+    documented answer of a route's own replaces the one that would list its headers)."""
+
+    def __post_init__(self) -> None:
+        for status, answer in (self.responses or {}).items():
+            if status.startswith("2") and isinstance(answer, OpenAPIResponse):
+                answer.headers = {**(answer.headers or {}), "ETag": _ETAG}
+
+
+PUBLISH_TAKES_NO_VERSION = (
+    "The request is not valid: a publish takes no If-Match (it writes the key whatever it holds). To change "
+    "a fact only if it is the version you read, PUT /admin/memories/{id} with If-Match."
+)
 
 
 @get(
@@ -178,6 +204,7 @@ _CHANGED = refusal("The fact was changed since the version in If-Match", CHANGED
             generate_examples=False,
         ),
         401: NO_SESSION,
+        403: _ADMINISTERS_NOTHING,
         503: UNAVAILABLE,
     },
 )
@@ -201,9 +228,11 @@ async def list_shared(visit: NamedDependency[Visit]) -> SharedMemoriesOut:
         ),
         400: _BAD_ADDRESS,
         401: NO_SESSION,
+        403: _ADMINISTERS_NOTHING,
         404: _NOT_FOUND,
         503: UNAVAILABLE,
     },
+    operation_class=_AnsweringAVersion,
 )
 async def read_shared(visit: NamedDependency[Visit], memory_id: MemoryId) -> Response[SharedMemoryOut | ProblemOut]:
     record = await visit.services.admin.shared_memory(visit.viewer.actor, memory_id)
@@ -233,6 +262,7 @@ async def read_shared(visit: NamedDependency[Visit], memory_id: MemoryId) -> Res
         503: UNAVAILABLE,
     },
     dependencies={"elevation": Provide(confirmed_roles_only)},
+    operation_class=_AnsweringAVersion,
 )
 async def create_shared(
     visit: NamedDependency[Visit],
@@ -252,7 +282,10 @@ async def create_shared(
             ]
         ),
     ],
+    if_match: Annotated[str | None, HeaderParameter(name="If-Match", required=False, include_in_schema=False)] = None,
 ) -> Response[SharedMemoryOut | ProblemOut]:
+    if if_match is not None:  # never ignored in silence: the caller meant a condition this call cannot keep
+        return Response(ProblemOut(PUBLISH_TAKES_NO_VERSION), status_code=400)
     outcome = await visit.services.admin.publish(
         visit.viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=data.pinned
     )
@@ -282,6 +315,7 @@ async def create_shared(
         415: NOT_JSON,
         503: UNAVAILABLE,
     },
+    operation_class=_AnsweringAVersion,
 )
 async def edit_shared(
     visit: NamedDependency[Visit],
@@ -353,6 +387,7 @@ async def delete_shared(
         415: NOT_JSON,
         503: UNAVAILABLE,
     },
+    operation_class=_AnsweringAVersion,
 )
 async def pin_shared(
     visit: NamedDependency[Visit],
