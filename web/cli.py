@@ -20,7 +20,13 @@ import uvicorn
 from store import Actor
 from store.domain.identifiers import id_problem
 from store.embedding import EmbedderError
-from store.persistence import DATABASE_URL_VARIABLE, OtherApplicationsFileError, printable_url, upgrade
+from store.persistence import (
+    DATABASE_URL_VARIABLE,
+    OtherApplicationsFileError,
+    UnknownRevisionError,
+    printable_url,
+    upgrade,
+)
 from store.persistence.backup import SIDE_FILE_SUFFIXES, TargetExistsError, backup_sqlite
 from store.persistence.engine import connections_accepted, writes_refused
 from store.persistence.outage import DATABASE_ERROR_TYPES, database_unavailable
@@ -30,7 +36,12 @@ from web.kit.words import count_words
 from web.settings import Settings, SettingsError, check_database_url
 
 # asyncpg reports a refused or timed-out connection as an OSError of its own, not wrapped
-_STARTING_FAILURES: tuple[type[Exception], ...] = (*DATABASE_ERROR_TYPES, OSError, OtherApplicationsFileError)
+_STARTING_FAILURES: tuple[type[Exception], ...] = (
+    *DATABASE_ERROR_TYPES,
+    OSError,
+    OtherApplicationsFileError,
+    UnknownRevisionError,
+)
 # aiosqlite stops a connection that failed to open without waiting for its thread, which then reports
 # to the event loop: give it a moment before asyncio.run closes the loop, or it prints a traceback
 _SETTLING_SECONDS = 0.2
@@ -178,6 +189,8 @@ def _database_errors(url: str, name: str = DATABASE_URL_VARIABLE) -> Iterator[No
             hint = "; run `onfile db upgrade`"
         elif reason[0] == "unable to open database file" and (file := Settings(database_url=url).sqlite_file):
             hint = f": {_why_unopenable(file.absolute())}"
+        elif reason[0] == "file is not a database" and (file := Settings(database_url=url).sqlite_file):
+            hint = f": {file.absolute()} is not a SQLite database (another kind of file?); name a file of OnFile's"
         msg = f"the database at {name}={printable_url(url)} {how}: {reason[0]}{hint}"
         raise DatabaseUnusableError(msg) from None
 
@@ -187,11 +200,12 @@ def _why_unopenable(file: Path) -> str:
     folder = file.parent
     if file.is_dir():
         return f"{file} is a folder; name a file in it"
-    missing = next((f for f in (folder, *folder.parents) if not f.exists()), None)
-    if missing is not None:
+    there = next(f for f in (folder, *folder.parents) if f.exists())  # the root is always there
+    if not there.is_dir():
+        return f"{there} is a file, not a folder"
+    if there != folder:
+        missing = folder if there == folder.parent else next(f for f in folder.parents if f.parent == there)
         return f"the folder {missing} does not exist; create it, or name a file in a folder that does"
-    if not folder.is_dir():
-        return f"{folder} is a file, not a folder"
     if not file.exists() and not os.access(folder, os.W_OK | os.X_OK):
         return f"the file {file} is not there, and this user ({getpass.getuser()}) cannot create files in {folder}"
     if not os.access(file, os.R_OK):
@@ -243,7 +257,9 @@ def _serve(host: str, port: int, workers: int) -> int:
         raise SettingsError(msg)
     _refuse_port_in_use(host, port)
     sqlite_file = settings.sqlite_file.absolute() if settings.sqlite_file is not None else None
-    created = sqlite_file is not None and not sqlite_file.exists()
+    was = ""  # what was at the SQLite path before: "none", an "empty" file, or a database ("")
+    if sqlite_file is not None:
+        was = "none" if not sqlite_file.is_file() else "empty" if sqlite_file.stat().st_size == 0 else ""
     with _database_errors(settings.database_url):
         accepted, refused = asyncio.run(_starting(_check_database(settings)))
     if refused is not None:
@@ -251,7 +267,10 @@ def _serve(host: str, port: int, workers: int) -> int:
     if sqlite_file is None:
         print(f"onfile: serving the database at {where}")
     else:  # the working directory decides where a relative file is: say which, and whether it was new
-        made = ", a new, empty database: there was none at that path" if created else ""
+        made = {
+            "none": ", a new, empty database: there was none at that path",
+            "empty": ", a new, empty database: the file there was empty",
+        }.get(was, "")
         print(f"onfile: serving the database at {where}: the file {sqlite_file}{made}")
     warning = pool_warning(accepted, workers, settings.database_pool_size)
     if warning:

@@ -439,6 +439,9 @@ def check_database_url(url: str, name: str = f"{PREFIX}DATABASE_URL") -> None:
         msg = f"{name} is not a database URL ({masked!r}); use {DATABASE_URL_FORMS}"
         raise SettingsError(msg)
     driver = scheme[1]
+    if "\x00" in unquote(url):  # no file or server name can hold one; the drivers would fail with a traceback
+        msg = f"{name} holds a NUL character (%00), which no file or database name can: {shown}"
+        raise SettingsError(msg)
     if driver in {_SQLITE, _POSTGRESQL}:
         return
     suggested = _SUGGESTIONS.get(driver.partition("+")[0])

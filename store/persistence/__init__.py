@@ -17,7 +17,13 @@ from store.persistence.engine import (
     printable_url,
 )
 from store.persistence.journal import RunJournal, RunPrunedError
-from store.persistence.migrate import OtherApplicationsFileError, downgrade_engine, upgrade, upgrade_engine
+from store.persistence.migrate import (
+    OtherApplicationsFileError,
+    UnknownRevisionError,
+    downgrade_engine,
+    upgrade,
+    upgrade_engine,
+)
 from store.persistence.people import KnownPeople
 from store.persistence.provider import SqlMemoryProvider
 from store.persistence.registry import ConversationRegistry, Origin, RunsOnAnotherThreadError
@@ -43,6 +49,7 @@ __all__ = (
     "RunPrunedError",
     "RunsOnAnotherThreadError",
     "SqlMemoryProvider",
+    "UnknownRevisionError",
     "database_url_from_environment",
     "downgrade_engine",
     "is_sqlite",

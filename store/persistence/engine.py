@@ -47,6 +47,7 @@ __all__ = (
     "POOL_SIZE",
     "AnchorOutcome",
     "AnchorRefusedError",
+    "OtherApplicationsFileError",
     "anchor_outcome",
     "checkpoints_settled",
     "connections_accepted",
@@ -289,6 +290,35 @@ def _flavours(engine: AsyncEngine) -> _Flavours:
     return found
 
 
+class OtherApplicationsFileError(RuntimeError):
+    """A SQLite file holding another application's tables or views and none of OnFile's: OnFile does
+    not open it as its store, nor change it (not even its journal mode), since a file is one
+    application's database and the URL most likely names the wrong one."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        named = ", ".join(names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+        super().__init__(
+            f"the SQLite file holds another application's tables ({named}) and none of OnFile's; OnFile "
+            "keeps a file of its own: name a new file (it is created) or one OnFile made"
+        )
+
+
+_ONFILES_MARK = "agent_memory"
+"""The table every OnFile schema holds: a file with it is OnFile's."""
+
+
+def _refuse_another_applications_file(cursor: Any) -> None:
+    """`OtherApplicationsFileError` when the file holds tables or views and none is OnFile's (a new,
+    empty file, or one holding only Alembic's version table, is OnFile's to fill)."""
+    cursor.execute(
+        "SELECT name FROM sqlite_master WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'"
+    )
+    names = sorted(str(row[0]) for row in cursor.fetchall())
+    if _ONFILES_MARK not in names and (others := tuple(n for n in names if n != "alembic_version")):
+        raise OtherApplicationsFileError(others)
+
+
 def _production_sqlite(engine: AsyncEngine) -> None:
     sync_engine = engine.sync_engine
 
@@ -301,6 +331,7 @@ def _production_sqlite(engine: AsyncEngine) -> None:
         try:
             cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
             cursor.execute("PRAGMA foreign_keys = ON")
+            _refuse_another_applications_file(cursor)  # before the journal mode, which the file keeps
             cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute("PRAGMA synchronous = NORMAL")
             # The log is checkpointed in the background after writes (`wal`); a commit does it

@@ -16,16 +16,18 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from store.persistence.engine import open_engine, writing
+from store.persistence.engine import OtherApplicationsFileError, open_engine, writing
 from store.persistence.search_index import SQLITE_INDEX_TABLES
 
 __all__ = (
     "MIGRATIONS",
     "OtherApplicationsFileError",
+    "UnknownRevisionError",
     "Upgraded",
     "alembic_config",
     "downgrade_engine",
@@ -91,33 +93,41 @@ class Upgraded:
     beside: tuple[str, ...] = ()
 
 
-class OtherApplicationsFileError(RuntimeError):
-    """A SQLite file holding another application's tables and none of OnFile's: OnFile does not
-    create its schema in it (a file is one application's database, and the URL most likely names
-    the wrong one)."""
+class UnknownRevisionError(RuntimeError):
+    """The database's `alembic_version` names a revision that is not one of OnFile's migrations."""
 
-    def __init__(self, tables: tuple[str, ...]) -> None:
-        self.tables = tables
-        named = ", ".join(tables[:5]) + (f" and {len(tables) - 5} more" if len(tables) > 5 else "")
+    def __init__(self, revision: str) -> None:
+        self.revision = revision
         super().__init__(
-            f"the SQLite file holds another application's tables ({named}) and none of OnFile's; OnFile "
-            "keeps a file of its own: name a new file (it is created) or one OnFile made"
+            f"its schema is at revision {revision!r}, which is not one of this OnFile's: a newer OnFile "
+            "migrated it (run that version, or restore a backup made before), or another application that "
+            "uses Alembic keeps its revision in the same alembic_version table (give OnFile a database of its own)"
         )
 
 
 def _tables_not_onfiles(sync: Connection) -> tuple[str, ...]:
-    """The tables of a database with no OnFile schema, but Alembic's own and SQLite's internal ones."""
-    names = inspect(sync).get_table_names()
+    """The tables and views of a database with no OnFile schema, but Alembic's own and SQLite's internal ones."""
+    found = inspect(sync)
+    names = [*found.get_table_names(), *found.get_view_names()]
     return tuple(sorted(n for n in names if n != "alembic_version" and not n.startswith("sqlite_")))
+
+
+def _known(config: Config, revision: str | None) -> None:
+    """`UnknownRevisionError` unless `revision` (the database's) is None or one of OnFile's migrations."""
+    if revision is not None and revision not in {
+        r.revision for r in ScriptDirectory.from_config(config).walk_revisions()
+    }:
+        raise UnknownRevisionError(revision)
 
 
 async def _migrate(engine: AsyncEngine, step: Callable[[Config, str], None], revision: str) -> Upgraded:
     def migrate(sync: Connection) -> Upgraded:
         before = MigrationContext.configure(sync).get_current_revision()
+        config = alembic_config(sync)
+        _known(config, before)
+        # a SQLite file of another application's is refused as it is opened (`open_engine`)
         beside = _tables_not_onfiles(sync) if before is None and step is command.upgrade else ()
-        if beside and sync.dialect.name == "sqlite":
-            raise OtherApplicationsFileError(beside)
-        step(alembic_config(sync), revision)
+        step(config, revision)
         return Upgraded(before, MigrationContext.configure(sync).get_current_revision(), beside)
 
     async with writing(engine) as connection:

@@ -449,17 +449,43 @@ def test_a_role_postgresql_does_not_know_stops_every_command_in_one_line_saying_
     )
 
 
-def _another_applications_file(path: Path) -> None:
-    with sqlite3.connect(path) as connection:
-        connection.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
-        connection.execute("CREATE TABLE customers (id INTEGER PRIMARY KEY, name TEXT)")
-
-
-@pytest.mark.parametrize("command", [["db", "upgrade"], ["serve"]])
-def test_a_sqlite_file_of_another_application_is_left_alone_and_said_in_one_line(
-    command: list[str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+@pytest.mark.parametrize(
+    "command",
+    [["db", "upgrade"], ["serve"], ["prune"], ["people", "move", "ada", "--to", "berlin", "--by", "ops"]],
+)
+@pytest.mark.parametrize(
+    ("schema", "named"),
+    [
+        (
+            ["CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)", "CREATE TABLE customers (id INTEGER)"],
+            "customers, invoices",
+        ),
+        (["CREATE VIEW totals AS SELECT 1 AS total"], "totals"),
+        (  # an application that uses Alembic too
+            [
+                "CREATE TABLE alembic_version (version_num VARCHAR(32))",
+                "INSERT INTO alembic_version VALUES ('abc123')",
+                "CREATE TABLE orders (id INTEGER)",
+            ],
+            "orders",
+        ),
+    ],
+    ids=["tables", "a-view", "alembic-too"],
+)
+def test_a_sqlite_file_of_another_application_is_left_byte_for_byte_and_said_in_one_line(
+    command: list[str],
+    schema: list[str],
+    named: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
 ) -> None:
-    _another_applications_file(tmp_path / "shop.sqlite3")
+    shop = tmp_path / "shop.sqlite3"
+    with sqlite3.connect(shop) as connection:
+        for statement in schema:
+            connection.execute(statement)
+    connection.close()
+    before = shop.read_bytes()
     monkeypatch.setenv("ONFILE_DATABASE_URL", "sqlite+aiosqlite:///shop.sqlite3")
 
     code, err = refusal(command, capsys)
@@ -467,12 +493,31 @@ def test_a_sqlite_file_of_another_application_is_left_alone_and_said_in_one_line
     assert code == 1
     assert err == (
         "onfile: the database at ONFILE_DATABASE_URL=sqlite+aiosqlite:///shop.sqlite3 cannot be used: the SQLite "
-        "file holds another application's tables (customers, invoices) and none of OnFile's; OnFile keeps a file "
+        f"file holds another application's tables ({named}) and none of OnFile's; OnFile keeps a file "
         "of its own: name a new file (it is created) or one OnFile made\n"
     )
-    with sqlite3.connect(tmp_path / "shop.sqlite3") as connection:
-        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    assert tables == {"invoices", "customers"}
+    assert shop.read_bytes() == before, "not even its journal mode changed"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["shop.sqlite3"]
+
+
+def test_a_database_migrated_by_a_newer_onfile_or_another_alembic_user_is_said_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    monkeypatch.setenv("ONFILE_DATABASE_URL", "sqlite+aiosqlite:///onfile.sqlite3")
+    assert cli.main(["db", "upgrade"]) == 0
+    capsys.readouterr()
+    with sqlite3.connect(tmp_path / "onfile.sqlite3") as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '9999'")
+    connection.close()
+
+    for command in (["db", "upgrade"], ["serve"]):
+        code, err = refusal(command, capsys)
+
+        assert code == 1
+        assert err.startswith(
+            "onfile: the database at ONFILE_DATABASE_URL=sqlite+aiosqlite:///onfile.sqlite3 cannot be used: its "
+            "schema is at revision '9999', which is not one of this OnFile's: a newer OnFile migrated it"
+        )
 
 
 @pytest.mark.postgres
@@ -498,3 +543,47 @@ def test_a_postgresql_database_shared_with_another_application_gets_onfiles_sche
         said[1]
         == "note: the database also holds 1 table that is not OnFile's (invoices); OnFile's were created beside them"
     )
+
+
+@pytest.mark.parametrize(
+    ("named", "why"),
+    [
+        ("a-file/deeper/onfile.sqlite3", "{here}/a-file is a file, not a folder"),
+        ("no/such/folders/onfile.sqlite3", "the folder {here}/no does not exist"),
+        ("a-text-file.txt", "{here}/a-text-file.txt is not a SQLite database (another kind of file?)"),
+    ],
+)
+def test_a_path_deeper_in_trouble_is_explained_at_the_point_it_goes_wrong(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, named: str, why: str
+) -> None:
+    (tmp_path / "a-file").write_text("not a folder")
+    (tmp_path / "a-text-file.txt").write_text("a shopping list, not a database\n" * 100)
+    monkeypatch.setenv("ONFILE_DATABASE_URL", f"sqlite+aiosqlite:///{named}")
+
+    code, err = refusal(["serve"], capsys)
+
+    assert code == 1
+    assert why.format(here=tmp_path) in err
+
+
+def test_a_nul_in_the_database_url_is_refused_naming_the_setting(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("ONFILE_DATABASE_URL", "sqlite+aiosqlite:///a%00b.sqlite3")
+
+    for command in (["serve"], ["db", "upgrade"]):
+        code, err = refusal(command, capsys)
+
+        assert code == 2
+        assert "ONFILE_DATABASE_URL holds a NUL character (%00)" in err
+
+
+def test_serve_says_an_empty_file_became_a_new_database(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    (tmp_path / "onfile.sqlite3").touch()
+    monkeypatch.setenv("ONFILE_DATABASE_URL", "sqlite+aiosqlite:///onfile.sqlite3")
+
+    assert cli.main(["serve", "--port", "8123"]) == 0
+
+    assert capsys.readouterr().out.endswith(", a new, empty database: the file there was empty\n")
