@@ -104,8 +104,13 @@ async def test_a_body_that_is_not_a_remember_call_is_a_400_saying_what_is_wrong(
 
 @pytest.mark.parametrize(
     ("fact", "named"),
-    [(b"cut \\ud83d emoji", "U+D83D"), (b"\\ude00 alone", "U+DE00"), (b"two \\ud83d\\ud83d highs", "U+D83D")],
-    ids=["high-alone", "low-alone", "two-highs"],
+    [
+        (b"cut \\ud83d emoji", "U+D83D"),
+        (b"\\ude00 alone", "U+DE00"),
+        (b"two \\ud83d\\ud83d highs", "U+D83D"),
+        (b"x \\\\ud800\\udc00 y", "U+DC00"),  # a backslash written out, then a second half alone
+    ],
+    ids=["high-alone", "low-alone", "two-highs", "after-a-written-backslash"],
 )
 async def test_half_a_character_in_a_remembered_fact_is_the_models_to_correct_named_not_called_truncated(
     client: AsyncTestClient[Litestar], services: Services, run: str, fact: bytes, named: str
@@ -154,6 +159,17 @@ async def test_half_a_character_anywhere_else_in_a_body_is_refused_whole_and_nam
         ("/agent/threads/thr_1/dropped-runs", b'{"runIds": ["r1", "r\\ud83d"]}', "in `runIds[1]`"),
         ("/agent/runs/run_h/digest", b'{"actor": {"id": "ada", "\\ud800": 1}}', "in the name of a field of `actor`"),
         ("/agent/runs/run_h/digest", b'"\\ud800"', "as the whole body"),
+        (
+            "/agent/runs/run_h/digest",
+            b'{"actor": {"id": "ada", "tenantRef": "\\\\ud800\\udc00"}}',
+            "in `actor.tenantRef`",
+        ),
+        ("/agent/runs/run_h/remember", b'{"callId": "c\\ud800", "key": "k", "fact": "f"}', "in `callId`"),
+        (
+            "/agent/runs/run_h/remember",
+            b'{"callId": "c", "key": "k", "fact": "f", "x\\ud800": 1}',
+            "in the name of a field",
+        ),
     ],
 )
 async def test_half_a_character_is_refused_naming_the_field_it_is_in(
@@ -165,6 +181,38 @@ async def test_half_a_character_is_refused_naming_the_field_it_is_in(
     said = answer.json()["error"]
     assert said.startswith(f"The request is not valid: its body holds, {where}, half of a character"), said
     assert await on_file(services) == []
+
+
+@pytest.mark.parametrize(
+    ("body", "status", "said"),
+    [
+        pytest.param(
+            b'{"actor": {"id": "\\\\ud800"}, "text": "hi",}',
+            400,
+            "its body is not JSON",
+            id="a-written-backslash-and-bad-json",
+        ),
+        pytest.param(
+            b'{"actor": {"id": "ada\\\\ud800"}, "text": NaN}',
+            400,
+            "its body is not JSON",
+            id="nan-beside-a-half-lookalike",
+        ),
+        pytest.param(
+            b'{"actor": {"id": "\\ud800", "id": "ada"}, "text": "hi"}', 200, "", id="a-half-replaced-by-a-later-value"
+        ),
+    ],
+)
+async def test_a_body_that_only_looks_like_it_holds_half_a_character_is_judged_on_what_it_is(
+    client: AsyncTestClient[Litestar], body: bytes, status: int, said: str
+) -> None:
+    answer = await client.post(
+        "/agent/runs/run_lookalike/digest", content=body, headers={**AUTH, "Content-Type": "application/json"}
+    )
+
+    assert answer.status_code == status, answer.text
+    if said:
+        assert said in answer.json()["error"]
 
 
 @pytest.mark.parametrize(

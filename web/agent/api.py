@@ -75,9 +75,9 @@ class RememberIn(msgspec.Struct, rename="camel", forbid_unknown_fields=True):
     key: str  # the model's, of any length: too long is an ok=false it can correct (the body's size is capped)
     fact: str
 
-    HOLDS_MODEL_TEXT: ClassVar[bool] = True
+    MODEL_TEXT: ClassVar[tuple[str, ...]] = ("key", "fact")
     """Half of a character in the key or fact (a cut emoji) is the model's to correct, like any of its
-    mistakes there: the body is decoded with it kept (`web.kit.json_bodies`)."""
+    mistakes there: the body is decoded with it kept (`web.kit.json_bodies`); anywhere else it is a 400."""
 
     def __post_init__(self) -> None:
         require_plain_ids("callId", self.call_id)  # the key and the fact are the model's: refused as ok=false

@@ -62,13 +62,11 @@ _PARAMETER_TYPE = re.compile(r":\w+}")
 _LINE_BREAKING = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _MOST_SAID = 500  # characters of a reason a log line carries
 _FIELD = re.compile(r"^Object (?P<what>contains unknown|missing required) field `(?P<name>[^`]*)`$")
-_LONE_HALF = re.compile(
-    rb"\\u[dD][89abAB][0-9a-fA-F]{2}(?!\\u[dD][c-fC-F])"  # a first half with no second after it
-    rb"|(?<!\\u[dD][89abAB][0-9a-fA-F]{2})\\u[dD][c-fC-F][0-9a-fA-F]{2}"  # a second half with no first before it
-)
-"""A JSON escape of half of a character that takes two (a surrogate) with no other half beside it:
-msgspec refuses it, saying only that the input "was truncated". A body type that holds a model's text
-says so (`HOLDS_MODEL_TEXT`), and its body is then decoded with the halves kept."""
+_HALF_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+"""A JSON escape of half of a character that takes two (a surrogate), or text that looks like one: msgspec
+refuses a half without its pair, saying only that the input "was truncated". A body holding this sign is
+read again with the halves kept (`_read_with_halves`), to say where a half is, or to take it where it
+is a model's own text (`MODEL_TEXT`)."""
 HALF_A_CHARACTER = (
     "The request is not valid: its body holds half of a character that takes two (a \\uD800 to \\uDFFF "
     "escape without its pair, as a cut emoji leaves), which no text can hold. Send the whole character."
@@ -127,25 +125,47 @@ def decode_strictly(body: bytes, body_type: Any) -> Any:
     except msgspec.ValidationError as error:
         raise RefusedBodyError(detail=str(error), extra=[_problem(str(error))]) from None
     except msgspec.DecodeError as error:
-        if _LONE_HALF.search(body):
-            if getattr(body_type, "HOLDS_MODEL_TEXT", False):
-                return _decode_with_halves(body, body_type)
-            raise _half_a_character(body) from None
-        raise RefusedBodyError(detail=f"The request is not valid: its body is not JSON ({error}).") from None
+        read = _read_with_halves(body) if _HALF_ESCAPE.search(body) else _NOT_JSON
+        if read is _NOT_JSON:
+            raise RefusedBodyError(detail=f"The request is not valid: its body is not JSON ({error}).") from None
+        return _held_to_type(read, body_type)
     except RecursionError:
         raise RefusedBodyError(detail=TOO_DEEP) from None
 
 
-def _half_a_character(body: bytes) -> RefusedBodyError:
-    """The refusal of a body holding half of a character, naming where (as sent: `actor.id`,
-    `runIds[2]`, or a field's name) when the body reads as JSON with the half kept."""
+_NOT_JSON = object()
+
+
+def _read_with_halves(body: bytes) -> Any:
+    """`body` read as JSON with halves of characters kept (Python's reader takes them); `_NOT_JSON` when
+    it is not JSON even so (msgspec's reason then stands)."""
+
+    def refused(constant: str) -> Any:
+        raise ValueError(constant)  # NaN and Infinity: Python's reader takes them, JSON does not
+
     try:
-        found = _where_half(json.loads(body))
+        return json.loads(body, parse_constant=refused)
     except (ValueError, RecursionError):
-        found = None
-    if found is None:
-        return RefusedBodyError(detail=HALF_A_CHARACTER)
-    path, in_name = found
+        return _NOT_JSON
+
+
+def _held_to_type(read: Any, body_type: Any) -> Any:
+    """A body read with its halves kept, as `body_type`: refused naming where a half is, unless it is in
+    the model's own text (`MODEL_TEXT`, the fields a body type names as the model's: refused later by
+    their own rules, as a mistake the model can correct) or in a value a later one of the same name
+    replaced. Held to the type as strictly as any body."""
+    found = _where_half(read, model_text=getattr(body_type, "MODEL_TEXT", ()))
+    if found is not None:
+        raise _half_a_character(*found)
+    try:
+        return msgspec.convert(read, type=body_type, strict=True)
+    except msgspec.ValidationError as error:
+        raise RefusedBodyError(detail=str(error), extra=[_problem(str(error))]) from None
+
+
+def _half_a_character(path: str, in_name: bool) -> RefusedBodyError:
+    """The refusal of a body holding half of a character, naming where, as sent (`actor.id`, `runIds[2]`,
+    or a field's name)."""
     shown = path if len(path) <= _PATH_SHOWN else path[: _PATH_SHOWN - 1] + "…"
     if in_name:
         where = f"in the name of a field of `{shown}`" if path else "in the name of a field"
@@ -159,11 +179,12 @@ _PATH_SHOWN = 120
 """Characters of a field's path a refusal shows at most."""
 
 
-def _where_half(value: Any, path: str = "") -> tuple[str, bool] | None:
+def _where_half(value: Any, path: str = "", *, model_text: tuple[str, ...] = ()) -> tuple[str, bool] | None:
     """Where the first text in `value` holding half of a character is: its path and whether it is a
-    field's name (the path is then its object's); None if no text does."""
+    field's name (the path is then its object's); None if no text does. The values at the paths
+    `model_text` names are the model's own text, and not looked in."""
     if isinstance(value, str):
-        return (path, False) if _has_half(value) else None
+        return (path, False) if _has_half(value) and path not in model_text else None
     items: list[tuple[str, Any]] = []
     if isinstance(value, list):
         items = [(f"{path}[{index}]", item) for index, item in enumerate(value)]
@@ -173,7 +194,7 @@ def _where_half(value: Any, path: str = "") -> tuple[str, bool] | None:
                 return path, True
             items.append((f"{path}.{name}" if path else name, item))
     for inner, item in items:
-        found = _where_half(item, inner)
+        found = _where_half(item, inner, model_text=model_text)
         if found is not None:
             return found
     return None
@@ -181,20 +202,6 @@ def _where_half(value: Any, path: str = "") -> tuple[str, bool] | None:
 
 def _has_half(text: str) -> bool:
     return any("\ud800" <= c <= "\udfff" for c in text)
-
-
-def _decode_with_halves(body: bytes, body_type: Any) -> Any:
-    """A body whose type holds a model's text (`HOLDS_MODEL_TEXT`), decoded with its halves of characters
-    kept: the model's text is then refused by the rules its own, as a mistake it can correct, not the
-    request. Held to the type as strictly as any body."""
-    try:
-        return msgspec.convert(json.loads(body), type=body_type, strict=True)
-    except msgspec.ValidationError as error:
-        raise RefusedBodyError(detail=str(error), extra=[_problem(str(error))]) from None
-    except ValueError as error:  # not JSON after all
-        raise RefusedBodyError(detail=f"The request is not valid: its body is not JSON ({error}).") from None
-    except RecursionError:
-        raise RefusedBodyError(detail=TOO_DEEP) from None
 
 
 def _problem(said: str) -> dict[str, str]:
