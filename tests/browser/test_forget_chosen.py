@@ -123,6 +123,25 @@ def test_without_javascript_ticked_memories_go_after_a_confirmation_page(
     context.close()
 
 
+@pytest.mark.parametrize("javascript", [True, False], ids=["javascript", "no-javascript"])
+def test_ada_ticks_just_one_memory_and_forgets_it(browser: Browser, server: ServerProcess, javascript: bool) -> None:
+    context = browser.new_context(java_script_enabled=javascript)
+    page = log_in(context, server, "ada")
+    row = page.locator("#group-you [data-entry]").first
+    memory_id, key = row.get_attribute("data-entry"), row.get_attribute("data-key")
+
+    row.locator("[data-select]").check()
+    page.locator("[data-action='forget-chosen']").click()
+    expect(page.locator("[data-confirm-chosen] h2")).to_have_text("Forget this memory?")
+    page.locator("[data-action='confirm-forget-chosen']").click()
+
+    expect(page.locator("[data-notice='forgotten'] .notice-message")).to_have_text(f"Forgotten: “{key}”.")
+    expect(page.locator(f"#entry-{memory_id}")).to_have_count(0)
+    page.locator("[data-action='undo']").click()
+    expect(page.locator(f"#entry-{memory_id}")).to_have_count(1)
+    context.close()
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 def test_ada_corrects_her_memory_in_place_and_it_reads_as_stated_by_her(
     browser: Browser, server: ServerProcess, artifacts: Path, width: int

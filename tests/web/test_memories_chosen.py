@@ -207,3 +207,40 @@ async def test_a_correction_reads_as_stated_by_the_person_and_bad_input_keeps_wh
     fiscal = page_of(await client.get("/")).one("li", {"data-entry": "t_fiscal"})
     assert fiscal.find(attrs={"data-action": "edit"}) is None
     assert fiscal.find("input", {"data-select": True}) is None
+
+
+async def test_one_ticked_memory_is_forgotten_through_the_pages_own_form_with_and_without_htmx(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    """A form with one `id` sends it once, which a form reader takes as one value, not a list of one."""
+    await seed_ada(services)
+    await login_as(ADA)
+
+    for memory_id, key, headers in (("m_1", "route-1", {}), ("m_2", "route-2", HTMX)):
+        confirm = page_of(await client.get("/memories/forget-chosen", params=[("id", memory_id), ("back", "/")]))
+        form = confirm.one("form", {"action": "/memories/forget-chosen"})
+        sent = {i["name"]: i["value"] for i in form.find_all("input") if i.get("name")}
+
+        done = await client.post("/memories/forget-chosen", data=sent, headers=headers, follow_redirects=False)
+
+        assert done.status_code in (200, 303), done.text
+        assert key not in await own_keys(services)
+        shown = page_of(done) if headers else page_of(await client.get("/"))
+        assert shown.one(attrs={"data-notice": "forgotten"}).one("p", {"class": "notice-message"}).text == (
+            f"Forgotten: “{key}”."
+        )
+    assert len(await own_keys(services)) == 4
+
+
+async def test_one_ticked_memory_that_is_not_ones_own_is_refused_for_what_it_is(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed_ada(services)
+    token = await login_as(ADA)
+
+    shared = await client.post("/memories/forget-chosen", data={"csrf_token": token, "back": "/", "id": "t_fiscal"})
+    gone = await client.post("/memories/forget-chosen", data={"csrf_token": token, "back": "/", "id": "nope"})
+
+    assert shared.status_code == 403
+    assert gone.status_code == 404
+    assert len(await own_keys(services)) == 6

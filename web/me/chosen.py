@@ -97,9 +97,14 @@ class EditView:
 class ChosenForm:
     csrf_token: str = ""
     back: str = "/"
-    id: list[str] = field(default_factory=list)
+    id: list[str] | str = field(default_factory=list)
+    """The ticked ids: a form with one sends it once, which is read as one value, not a list of one."""
     all: str = ""
     expect: str = ""
+
+    @property
+    def ids(self) -> list[str]:
+        return [self.id] if isinstance(self.id, str) else self.id
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,7 +168,7 @@ async def forget_chosen(
 ) -> Template | Redirect:
     query, now = _back(request, data.back), _now()
     everything = data.all == "1"
-    choice = await _choice(visit, query, data.id, everything)
+    choice = await _choice(visit, query, data.ids, everything)
     if not choice.allowed:
         problem = _choice_problem(choice)
         if problem.status == 404:
