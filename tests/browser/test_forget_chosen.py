@@ -142,6 +142,32 @@ def test_ada_ticks_just_one_memory_and_forgets_it(browser: Browser, server: Serv
     context.close()
 
 
+def test_all_that_match_is_asked_again_in_place_when_another_tab_changed_what_matches(
+    browser: Browser, server: ServerProcess
+) -> None:
+    context = browser.new_context()
+    first = log_in(context, server, "ada")
+    mine = int(first.locator("#count-you").get_attribute("data-count") or 0)
+    first.locator("[data-action='choose-all-matching']").click()
+    expect(first.locator("[data-confirm-chosen]")).to_have_attribute("data-confirm-chosen", str(mine))
+
+    second = context.new_page()
+    second.goto(f"{server.base_url}/")
+    second.locator("#group-you [data-entry]").first.locator("[data-action='forget']").click()
+    expect(second.locator("[data-notice='forgotten']")).to_be_visible()
+    first.locator("[data-action='confirm-forget-chosen']").click()
+
+    asked = first.locator("[data-confirm-chosen]")
+    expect(asked.locator("[data-changed]")).to_have_text(
+        "What matches changed since you chose: this is what matches now."
+    )
+    expect(asked).to_have_attribute("data-confirm-chosen", str(mine - 1))
+    expect(first.locator("#notice [data-problem]")).to_have_count(0)
+    first.locator("[data-action='confirm-forget-chosen']").click()
+    expect(first.locator("[data-notice='forgotten'] .notice-message")).to_have_text(f"Forgotten: {mine - 1} memories.")
+    context.close()
+
+
 @pytest.mark.parametrize("width", [1280, 390])
 def test_ada_corrects_her_memory_in_place_and_it_reads_as_stated_by_her(
     browser: Browser, server: ServerProcess, artifacts: Path, width: int

@@ -93,6 +93,15 @@ async def test_all_that_match_a_search_forgets_exactly_those_and_leaves_shared_f
     assert len(await own_keys(services)) == 7
     again = page_of(changed).one(attrs={"data-confirm-chosen": True})
     assert again["data-confirm-chosen"] == "6"
+    in_place = await client.post(
+        "/memories/forget-chosen",
+        data={"csrf_token": token, "back": "/?q=depot", "all": "1", "expect": expect},
+        headers={**HTMX, "HX-Current-URL": "http://127.0.0.1:8000/?q=depot"},
+    )
+    assert in_place.status_code == 200, "htmx would show a 409 as a failure: the question is asked again in place"
+    assert (in_place.headers["hx-retarget"], in_place.headers["hx-reswap"]) == ("#chooser-confirm", "innerHTML")
+    assert page_of(in_place).one(attrs={"data-changed": True}).text.startswith("What matches changed")
+    assert len(await own_keys(services)) == 7
 
     await client.post(
         "/memories/forget-chosen",

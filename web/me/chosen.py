@@ -20,7 +20,7 @@ from litestar import get, post
 from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
 from litestar.params import Body, FromPath, QueryParameter
-from litestar.plugins.htmx import HTMXRequest
+from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
 from litestar.response import Redirect, Template
 
 from store import ScopeContext
@@ -176,8 +176,15 @@ async def forget_chosen(
         return _problem(request, visit.viewer, query, problem)
     if everything and data.expect != selection_fingerprint(e.record.id for e in choice.goes):
         view = _chosen_view(visit, query, choice, everything, changed=True)
-        name = "me/_forget_chosen.html" if request.htmx else "me/forget_chosen.html"
-        return Template(name, context={"chosen": view}, status_code=409, headers=_HEADERS)
+        if request.htmx:  # asked again in the question's place: a 409 would be shown as a failure
+            return HTMXTemplate(
+                template_name="me/_forget_chosen.html",
+                context={"chosen": view},
+                re_target="#chooser-confirm",
+                re_swap="innerHTML",
+                headers=_HEADERS,
+            )
+        return Template("me/forget_chosen.html", context={"chosen": view}, status_code=409, headers=_HEADERS)
     forgotten = await visit.services.personal.forget(visit.viewer.actor, choice)
     if forgotten.ticket is None:  # everything chosen went meanwhile (another tab)
         problem = ProblemView(404, "Those aren't on file for you any more", "They may already have been forgotten.")
