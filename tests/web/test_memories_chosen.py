@@ -253,3 +253,32 @@ async def test_one_ticked_memory_that_is_not_ones_own_is_refused_for_what_it_is(
     assert shared.status_code == 403
     assert gone.status_code == 404
     assert len(await own_keys(services)) == 6
+
+
+async def test_a_wider_value_her_own_setting_overrides_is_refused_for_what_it_is_not_called_gone(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    """Her page lists everyone's "units" beside her own that overrides it: correcting or forgetting it
+    is refused as not hers (403), not answered as if it were not on file."""
+    await seed(
+        services,
+        make_record("m_units", "units", "kilometres", author="human"),
+        make_record("g_units", "units", "miles", "global", author="human", actor_ref="gil"),
+    )
+    token = await login_as(ADA)
+    said = (
+        "Applies to everyone; managed by OnFile's administrators: only its administrators can change or remove "
+        "it. It does not apply to you: your own setting overrides it."
+    )
+
+    asked = await client.get("/memories/g_units/edit")
+    corrected = await client.post("/memories/g_units/edit", data={"csrf_token": token, "back": "/", "text": "leagues"})
+    forgotten = await client.post("/memories/g_units/forget", data={"csrf_token": token, "back": "/"})
+    unknown = await client.get("/memories/nope/edit")
+
+    for refused in (asked, corrected, forgotten):
+        assert refused.status_code == 403
+        assert said in page_of(refused).one(attrs={"data-problem": "403"}).text
+    assert unknown.status_code == 404
+    everyone = await services.provider.list(scopes=["global"], ctx=ScopeContext(actor=ADA))
+    assert [(r.key, r.text) for r in everyone] == [("units", "miles")]

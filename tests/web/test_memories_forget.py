@@ -172,7 +172,7 @@ async def test_forgetting_a_wider_memory_is_refused_saying_who_manages_it(
     assert await keys_on_page(client) == [("m_org", "tone")]
 
 
-async def test_another_persons_an_unknown_and_a_beaten_memory_all_answer_the_same_404(
+async def test_another_persons_and_an_unknown_memory_answer_the_same_404_and_a_beaten_one_is_not_hers(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
     await seed(
@@ -183,14 +183,16 @@ async def test_another_persons_an_unknown_and_a_beaten_memory_all_answer_the_sam
     )
     token = await login_as(ADA)
 
-    answers = [
+    bobs, unknown, beaten = [
         await client.post(f"/memories/{id}/forget", data={"csrf_token": token, "back": "/"})
-        for id in ("m_bob", "m_beaten", "nope")
+        for id in ("m_bob", "nope", "m_beaten")
     ]
 
-    assert {a.status_code for a in answers} == {404}
-    assert len({a.text for a in answers}) == 1
-    assert page_of(answers[0]).one("h1").text == "That memory isn't on file for you"
+    assert (bobs.status_code, unknown.status_code) == (404, 404)
+    assert bobs.text == unknown.text, "another person's memory is not told from one that does not exist"
+    assert page_of(bobs).one("h1").text == "That memory isn't on file for you"
+    assert beaten.status_code == 403, "listed on her page: refused as not hers, not called missing"
+    assert "your own setting overrides it" in page_of(beaten).one(attrs={"data-problem": "403"}).text
     assert await keys_on_page(client) == [("m_mine", "units"), ("m_beaten", "units")], "listed, but not hers to forget"
 
 

@@ -36,6 +36,7 @@ __all__ = (
     "count_words",
     "exact_time",
     "not_theirs_to_change",
+    "overridden_not_theirs",
     "override_by",
     "person_name",
     "relative_time",
@@ -124,6 +125,11 @@ def not_theirs_to_change(scope: str, actor: Actor) -> str:
     """Why a person may not forget or correct a memory held at `scope`, in words, where the store's
     verdict names the scope's token: who manages it, and that only they can change it."""
     return f"{scope_words(scope, actor).managed}: only its administrators can change or remove it."
+
+
+def overridden_not_theirs(scope: str, actor: Actor) -> str:
+    """Why a person may not forget or correct a wider value their own setting overrides."""
+    return f"{not_theirs_to_change(scope, actor)} It does not apply to you: your own setting overrides it."
 
 
 def shared_scope_name(scope: str, *, whose: str = "your") -> str:

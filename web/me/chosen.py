@@ -30,7 +30,7 @@ from web.kit.identity.visit import Visit
 from web.kit.notices import NoticeView
 from web.kit.problems import ProblemView
 from web.kit.receipts import RECEIPT_PAGE, receipt_href
-from web.kit.words import not_theirs_to_change
+from web.kit.words import not_theirs_to_change, overridden_not_theirs
 from web.me.listing import MemoryQuery, records_ask
 from web.me.on_file import OnFile, on_file, on_file_of_ids
 from web.me.pages import (
@@ -215,7 +215,7 @@ async def edit_memory(
     found = await on_file_of_ids(visit.services, visit.viewer.actor, [memory_id])
     entry = next((e for e in found.entries if e.record.id == memory_id), None)
     if entry is None:
-        return await _gone(request, visit, query, ProblemView(404, _GONE_HEADING, _NOT_ON_FILE))
+        return await _not_there(request, visit, query, found, memory_id)
     view = EditView(
         entry=await _row(visit, found, entry, query),
         text=entry.text,
@@ -242,7 +242,7 @@ async def correct_memory(
     found = await on_file_of_ids(visit.services, visit.viewer.actor, [memory_id])
     entry = next((e for e in found.entries if e.record.id == memory_id), None)
     if outcome.status == "not_found" or entry is None:
-        return await _gone(request, visit, query, ProblemView(404, _GONE_HEADING, _NOT_ON_FILE))
+        return await _not_there(request, visit, query, found, memory_id)
     if outcome.status == "refused":
         refused = ProblemView(403, _NOT_CHANGED, not_theirs_to_change(entry.scope, visit.viewer.actor))
         return _problem(request, visit.viewer, query, refused)
@@ -268,6 +268,16 @@ async def correct_memory(
 
 
 _NOT_ON_FILE = "It may have been forgotten meanwhile."
+
+
+async def _not_there(request: HTMXRequest, visit: Visit, query: MemoryQuery, found: OnFile, memory_id: str) -> Template:
+    """A memory with no entry of its own: a wider value the person's own setting overrides is shown on
+    their page and is not theirs to change (403, saying so); anything else is not on file for them."""
+    beaten = found.overridden(memory_id)
+    if beaten is not None:
+        refused = ProblemView(403, _NOT_CHANGED, overridden_not_theirs(beaten.scope, visit.viewer.actor))
+        return _problem(request, visit.viewer, query, refused)
+    return await _gone(request, visit, query, ProblemView(404, _GONE_HEADING, _NOT_ON_FILE))
 
 
 def _edit_answer(request: HTMXRequest, view: EditView, status: int) -> Template:

@@ -62,6 +62,12 @@ class OnFile:
         shared = [r for r in self.records if held[r.key] > 1]
         return {e.key: e for e in resolve_digest(shared, scopes=self.scopes, max_memories=None).entries}
 
+    def overridden(self, memory_id: str) -> MemoryRecord | None:
+        """The record `memory_id` when it is on file but a narrower record of its key overrides it
+        (shown on the page beside the value that applies, and not the person's to change)."""
+        applying = {e.record.id for e in self.entries}
+        return next((r for r in self.records if r.id == memory_id and r.id not in applying), None)
+
     def entry_of(self, record: MemoryRecord) -> DigestEntry:
         """The entry of `record`'s key: the record that applies and the wider values it overrides."""
         return self.contested.get(record.key) or DigestEntry(record, pinned=record.pinned)

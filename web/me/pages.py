@@ -41,7 +41,7 @@ from litestar.params import Body, FromPath, QueryParameter
 from litestar.plugins.htmx import HTMXRequest, HTMXTemplate
 from litestar.response import Redirect, Template
 
-from store import DigestEntry, ScopeContext, own_scope
+from store import DigestEntry, MemoryRecord, ScopeContext, own_scope
 from store.domain.administration import promotion_targets
 from store.domain.forgetting import Choice, chosen_reach
 from store.domain.recall import RANKING_WINDOW
@@ -54,7 +54,7 @@ from web.kit.notices import NoticeView
 from web.kit.problems import ProblemView, Refreshed, problem_answer
 from web.kit.receipts import RECEIPT_PAGE, receipt_href
 from web.kit.security import safe_next_path
-from web.kit.words import NOT_PUT_BACK, PUBLISH_REFUSED, not_theirs_to_change, scope_words
+from web.kit.words import NOT_PUT_BACK, PUBLISH_REFUSED, not_theirs_to_change, overridden_not_theirs, scope_words
 from web.me.listing import (
     PAGE_SIZE,
     RELATED_LIMIT,
@@ -171,7 +171,7 @@ async def forget_on_page(
     choice = chosen_reach(visit.viewer.actor, before.entries, [memory_id])
     forgotten = await visit.services.personal.forget(visit.viewer.actor, choice)
     if entry is None or forgotten.ticket is None:
-        problem = _forget_problem(choice, entry, visit.viewer)
+        problem = _forget_problem(choice, entry, visit.viewer, before.overridden(memory_id))
         if problem.status == 404:
             return await _gone(request, visit, query, problem)
         return _problem(request, visit.viewer, query, problem)
@@ -493,9 +493,15 @@ async def _gone(
     return _problem(request, visit.viewer, query, problem, refreshed=view)
 
 
-def _forget_problem(choice: Choice, entry: DigestEntry | None, viewer: Viewer) -> ProblemView:
+def _forget_problem(
+    choice: Choice, entry: DigestEntry | None, viewer: Viewer, beaten: MemoryRecord | None
+) -> ProblemView:
+    """Why a memory was not forgotten: shared (a wider value the person's own overrides included), or not on file."""
+    heading = "This memory can't be forgotten here"
     if choice.shared and entry is not None:
-        return ProblemView(403, "This memory can't be forgotten here", not_theirs_to_change(entry.scope, viewer.actor))
+        return ProblemView(403, heading, not_theirs_to_change(entry.scope, viewer.actor))
+    if beaten is not None:
+        return ProblemView(403, heading, overridden_not_theirs(beaten.scope, viewer.actor))
     return ProblemView(404, "That memory isn't on file for you", _GONE, NOT_ON_FILE)
 
 
