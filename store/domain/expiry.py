@@ -93,12 +93,20 @@ def expiry_words(expires_at: datetime, now: datetime) -> ExpiryWords:
 
 
 def _span(days: int) -> str:
-    """Days, months or years, the nearest whole number of the largest unit that reads naturally."""
+    """Days, months or years: whole ones of the largest unit that reads naturally, rounded down unless
+    the next is a few days off, so the time left is never said to be longer than it is by more than that
+    (77 days are "2 months", not "3"; 88 are "3 months")."""
     if days >= 350:
-        return _count(round(days / 365), "year")
+        return _count(_whole(days, 365, within=15), "year")
     if days >= 60:
-        return _count(round(days / 30), "month")
+        return _count(_whole(days, 30, within=5), "month")
     return _count(days, "day")
+
+
+def _whole(days: int, unit: int, *, within: int) -> int:
+    """Whole `unit`s in `days`, one more when the next is at most `within` days away."""
+    whole, rest = divmod(days, unit)
+    return whole + (rest >= unit - within)
 
 
 def _count(number: int, unit: str) -> str:

@@ -282,3 +282,16 @@ async def test_a_wider_value_her_own_setting_overrides_is_refused_for_what_it_is
     assert unknown.status_code == 404
     everyone = await services.provider.list(scopes=["global"], ctx=ScopeContext(actor=ADA))
     assert [(r.key, r.text) for r in everyone] == [("units", "miles")]
+
+
+async def test_the_correction_form_takes_as_many_characters_as_its_hint_says(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed_ada(services)
+    await login_as(ADA)
+
+    form = page_of(await client.get("/memories/m_1/edit"))
+
+    limit = services.settings.max_fact_chars
+    assert form.one("textarea", {"name": "text"})["maxlength"] == str(limit)
+    assert f"at most {limit} characters" in form.one("p", {"class": "field-hint"}).text
