@@ -73,7 +73,7 @@ async def test_the_group_and_author_filters_narrow_the_list_and_every_count_stay
     options = everything.one("select", {"name": "group"}).find_all("option")
     assert [(o["value"], o.text) for o in options] == [
         ("", "All (6)"),
-        ("you", "About you alone (3)"),
+        ("you", "You alone (3)"),
         ("organisation", "Your organisation (2)"),
         ("everyone", "Everyone (1)"),
     ]

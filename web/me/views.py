@@ -476,8 +476,8 @@ def _filters(selection: Selection) -> FiltersView:
 
 
 def _short(group: GroupSelection) -> str:
-    """The group's name in the filter: "About you alone", "Your organisation", "Your depot “north”"."""
-    named = {"own": "about you alone", "organisation": "your organisation", "everyone": "everyone"}.get(
+    """The group's name in the filter, after "Held for": "You alone", "Your organisation", "Your depot “north”"."""
+    named = {"own": "you alone", "organisation": "your organisation", "everyone": "everyone"}.get(
         group.words.kind, group.words.held_for.removeprefix("everyone in ")
     )
     return named[:1].upper() + named[1:]
