@@ -25,6 +25,7 @@ __all__ = (
     "IMPORT_AT_MOST_BYTES",
     "IMPORT_AT_MOST_LINES",
     "NOT_AN_EXPORT",
+    "THE_CSV_DOWNLOAD",
     "TOO_LARGE",
     "ImportLine",
     "ImportPlan",
@@ -41,6 +42,12 @@ _NOT_A_MEMORY = "This line is not a memory (an object with a key and a text)."
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 TOO_LARGE = f"The file is larger than {IMPORT_AT_MOST_BYTES // 1_000_000} MB: import it in parts."
 NOT_AN_EXPORT = "This is not an OnFile export: choose the JSON file your page's “Download as JSON” gives."
+THE_CSV_DOWNLOAD = (
+    "This is your page's CSV download, which is for reading in a spreadsheet: to import, choose the JSON "
+    "file “Download as JSON” gives."
+)
+_CSV_DOWNLOAD_STARTS = "id,key,fact,"
+"""How the page's CSV download begins (its columns' names)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +104,8 @@ def plan_import(
     try:
         parsed = json.loads(document)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than any export is
-        return ImportPlan(error=NOT_AN_EXPORT)
+        csv = document.lstrip("\ufeff").startswith(_CSV_DOWNLOAD_STARTS)
+        return ImportPlan(error=THE_CSV_DOWNLOAD if csv else NOT_AN_EXPORT)
     if not isinstance(parsed, list):
         return ImportPlan(error=NOT_AN_EXPORT)
     if not parsed:

@@ -10,6 +10,10 @@ from store.domain.importing import IMPORT_AT_MOST_BYTES, IMPORT_AT_MOST_LINES, I
 
 CURRENT = {"units": "kilometres", "tone": "short answers"}
 NOT_AN_EXPORT = "This is not an OnFile export: choose the JSON file your page's “Download as JSON” gives."
+THE_CSV_DOWNLOAD = (
+    "This is your page's CSV download, which is for reading in a spreadsheet: to import, choose the JSON file "
+    "“Download as JSON” gives."
+)
 
 
 def plan(lines: object, current: dict[str, str] = CURRENT, max_fact_chars: int = 40) -> ImportPlan:
@@ -147,6 +151,9 @@ def test_a_file_with_nothing_new_has_nothing_to_apply() -> None:
     ("document", "error"),
     [
         ("not json", NOT_AN_EXPORT),
+        pytest.param(
+            "\ufeffid,key,fact,scope\r\nm_1,units,miles,actor:ada\r\n", THE_CSV_DOWNLOAD, id="the-csv-download"
+        ),
         ('{"key": "units", "text": "miles"}', NOT_AN_EXPORT),
         ("[]", "The file holds no memories."),
         (

@@ -160,13 +160,31 @@ async def test_a_file_that_is_not_an_export_is_refused_whole(
 ) -> None:
     token = await login_as(ADA)
 
-    for content in (b"id,key,fact\r\nmem_1,units,miles\r\n", b'{"key": "units", "text": "miles"}', b"\xff\xfe\x00"):
+    for content in (b"key,text\r\nunits,miles\r\n", b'{"key": "units", "text": "miles"}', b"\xff\xfe\x00"):
         refused = await upload(client, token, content, "onfile-ada.csv")
         assert refused.status_code == 400
         error = tree(refused).find(attrs={"data-import-error": True})
         assert error is not None
         assert error.text == "This is not an OnFile export: choose the JSON file your page's “Download as JSON” gives."
     assert await on_file(services) == {}
+
+
+async def test_the_pages_own_csv_download_given_back_is_told_apart_and_the_json_one_named(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    await ada_with_notes(services)
+    token = await login_as(ADA)
+    downloaded = (await client.get("/memories/export.csv")).content
+
+    refused = await upload(client, token, downloaded, "onfile-ada.csv")
+
+    assert refused.status_code == 400
+    error = tree(refused).find(attrs={"data-import-error": True})
+    assert error is not None
+    assert error.text == (
+        "This is your page's CSV download, which is for reading in a spreadsheet: to import, choose the JSON file "
+        "“Download as JSON” gives."
+    )
 
 
 async def test_a_file_nested_too_deep_or_holding_half_a_character_is_refused_with_a_reason_not_an_error(
