@@ -68,10 +68,9 @@ class RecordsPage:
 @dataclass(frozen=True, slots=True)
 class RecordsMatching:
     """Every record passing an ask's filters at the scopes it shows (the chosen one, or all), for acting
-    on them all at once, counting only the records that apply: a record a narrower one overrides is
-    not among them. The person's own are read (`own`, in the list's order); the others are counted
-    (`shared`). `contested` is every record of a key held at more than one scope, so the own ones'
-    entries can be resolved."""
+    on them all at once. The person's own that apply are read (`own`, in the list's order); the others
+    are counted (`shared`, those a narrower record overrides included: they match, and stay). `contested`
+    is every record of a key held at more than one scope, so the own ones' entries can be resolved."""
 
     own: tuple[MemoryRecord, ...] = ()
     shared: int = 0

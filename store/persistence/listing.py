@@ -97,8 +97,8 @@ async def records_page(connection: ReadConnection, ask: RecordsAsk) -> RecordsPa
 
 async def records_matching(connection: ReadConnection, ask: RecordsAsk) -> RecordsMatching:
     """Every record passing `ask`'s filters at the scopes it shows, with no page (see `RecordsMatching`):
-    the person's own read in the list's order, the others counted per scope in one statement. A record
-    a narrower one overrides is left out of both, as it is not the one that applies."""
+    the person's own read in the list's order (a record a narrower one overrides left out, as it is not
+    the one that applies), the others counted per scope in one statement, overridden or not."""
     if not ask.scopes:
         return RecordsMatching()
     contested = await _contested(connection, ask.scopes)
@@ -111,7 +111,8 @@ async def records_matching(connection: ReadConnection, ask: RecordsAsk) -> Recor
         statement, values = matching_statement(ask, ask.own, passing, connection.dialect)
         own = records_of_rows(connection, await run_statement(connection, statement, values))
     wider = [scope for scope in shown if scope != ask.own]
-    _, matching = await _counts(connection, wider, passing) if wider else ({}, {})
+    # every shared record that matches stays, those the person's own override included: the page lists them
+    _, matching = await _counts(connection, wider, passing_conditions(ask, contested)) if wider else ({}, {})
     return RecordsMatching(own=tuple(own), shared=sum(matching.values()), contested=contested)
 
 

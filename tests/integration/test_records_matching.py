@@ -34,11 +34,13 @@ async def stored(engine: AsyncEngine) -> SqlMemoryProvider:
 
 
 def by_rules(query: MemoryQuery, resolving: frozenset[Origin]) -> Choice:
-    """All that match over every record on file: the visible groups' matches that apply."""
+    """All that match over every record on file: the visible groups' matches that apply go or stay, and
+    the ones a narrower record overrides stay."""
     everything = OnFile(SCOPES, tuple(RECORDS))
     selection = select_entries(everything, ADA, query, resolving=resolving)
-    matching = (r for group in selection.visible for r in group.matching)
-    return matching_reach(ADA, [e for r in matching if (e := everything.entry_of(r)).record.id == r.id])
+    matching = [r for group in selection.visible for r in group.matching]
+    applying = [e for r in matching if (e := everything.entry_of(r)).record.id == r.id]
+    return matching_reach(ADA, applying, shared=len(matching) - len(applying))
 
 
 @pytest.mark.parametrize("params", QUERIES, ids=QUERY_IDS)
@@ -61,15 +63,15 @@ async def test_all_that_match_is_what_the_rules_choose_over_everything(
 @pytest.mark.parametrize(
     ("params", "own", "shared"),
     [
-        # her units apply; the organisation's and everyone's values of it match the word but are beaten
-        ({"q": "kilom"}, ["mem_001"], 0),
-        ({"q": "metric"}, ["mem_001"], 0),
+        # her units apply; the organisation's and everyone's values of it match the word, are beaten, and stay
+        ({"q": "kilom"}, ["mem_001"], 1),
+        ({"q": "metric"}, ["mem_001"], 1),
         ({"q": "formal"}, [], 1),
-        ({"author": "administrator", "group": "organisation"}, [], 1),
-        ({"q": "units", "group": "everyone"}, [], 0),
+        ({"author": "administrator", "group": "organisation"}, [], 2),
+        ({"q": "units", "group": "everyone"}, [], 1),
     ],
 )
-async def test_a_wider_value_her_own_overrides_is_neither_hers_nor_counted(
+async def test_a_wider_value_her_own_overrides_is_not_hers_and_is_counted_as_staying(
     stored: SqlMemoryProvider, params: dict[str, str], own: list[str], shared: int
 ) -> None:
     _, ask = records_ask(SCOPES, ADA, MemoryQuery.from_params(params))

@@ -138,17 +138,17 @@ async def test_confirming_a_promotion_never_reads_everything_on_file(
     ("view", "goes", "stays"),
     [
         # her 300 routes, both handovers, and her fiscal year, found by the organisation's value it
-        # overrides; the organisation's hours and everyone's holiday closure stay. The organisation's
-        # fiscal year matches too, but hers applies: it is not counted as staying.
-        ("/?q=depot", MANY + 3, 2),
-        # written by an administrator: the two handovers at her scope go, the shared facts stay; her
-        # own fiscal year is hers, and the organisation's it overrides is not counted
-        ("/?q=depot&author=administrator", 2, 2),
+        # overrides; the organisation's hours, everyone's holiday closure and the organisation's fiscal
+        # year (listed on her page, hers applying instead) stay
+        ("/?q=depot", MANY + 3, 3),
+        # written by an administrator: the two handovers at her scope go, the shared facts stay, the
+        # organisation's fiscal year that hers overrides among them
+        ("/?q=depot&author=administrator", 2, 3),
         ("/?q=depot&author=assistant", MANY, 0),
         ("/?q=depot&group=you", MANY + 3, 0),
-        # hers is found by the organisation's value beneath it; that value, overridden, is not counted
-        ("/?q=year", 1, 0),
-        ("/?q=fiscal", 1, 0),
+        # hers is found by the organisation's value beneath it; that value matches, and stays
+        ("/?q=year", 1, 1),
+        ("/?q=fiscal", 1, 1),
         ("/?q=depot&group=organisation", 0, 0),
     ],
 )
@@ -167,3 +167,6 @@ async def test_all_that_match_counts_exactly_what_goes_and_what_stays(
     assert box["data-confirm-chosen"] == str(goes)
     said = box.find(attrs={"data-stays": True})
     assert (said.text.split()[0] if said is not None else "0") == str(stays)
+    page = page_of(await client.get(view))
+    shown = [int(c["data-count"]) for c in page.find_all("span", {"class": "count"}) if c["id"] != "count-you"]
+    assert sum(shown) == stays, "what the question says stays is what the page lists beside her own"

@@ -118,7 +118,7 @@ async def _choice(visit: NamedDependency[Visit], query: MemoryQuery, ids: list[s
     """The ticked ids (only they, and their keys' records, are read), or every own memory matching
     `query`: asked of the database as the page is, or for a related search chosen from everything on
     file, which the store's ranking reads anyway. A wider value the person's own beats is not theirs
-    to forget: it is left out, as a shared fact is, and not counted as staying."""
+    to forget: it stays, as a shared fact does, and is counted among what stays."""
     actor = visit.viewer.actor
     if not everything:
         return chosen_reach(actor, (await on_file_of_ids(visit.services, actor, ids)).entries, ids)
@@ -130,8 +130,9 @@ async def _choice(visit: NamedDependency[Visit], query: MemoryQuery, ids: list[s
         return matching_reach(actor, [contested.entry_of(r) for r in matching.own], shared=matching.shared)
     found = await on_file(visit.services, actor)
     selection, _ = await selected(visit, found, query)
-    records = (r for group in selection.visible for r in group.matching)
-    return matching_reach(actor, [e for r in records if (e := found.entry_of(r)).record.id == r.id])
+    records = [r for group in selection.visible for r in group.matching]
+    applying = [e for r in records if (e := found.entry_of(r)).record.id == r.id]
+    return matching_reach(actor, applying, shared=len(records) - len(applying))
 
 
 def _choice_problem(choice: Choice) -> ProblemView:
