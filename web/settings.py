@@ -325,10 +325,13 @@ class Settings:
                 # an HTTP header carries ASCII: a token with anything else could never be presented
                 msg = f"{PREFIX}{name}: each token must be printable ASCII with no space inside it."
                 raise SettingsError(msg)
-            if any(len(token) < TOKEN_LENGTH_AT_LEAST for token in tokens):
+            short = next((n for n, token in enumerate(tokens, 1) if len(token) < TOKEN_LENGTH_AT_LEAST), None)
+            if short is not None:
+                which = f"token {short} of {len(tokens)}" if len(tokens) > 1 else "the token"
                 msg = (
-                    f"{PREFIX}{name}: each token must be at least {TOKEN_LENGTH_AT_LEAST} characters; make one "
-                    'with: python -c "import secrets; print(secrets.token_urlsafe(32))"'
+                    f"{PREFIX}{name}: each token must be at least {TOKEN_LENGTH_AT_LEAST} characters, and {which} "
+                    f"has {len(tokens[short - 1])}; make one with: "
+                    'python -c "import secrets; print(secrets.token_urlsafe(32))"'
                 )
                 raise SettingsError(msg)
         if shared := set(self.agent_token_list) & set(self.operator_token_list):

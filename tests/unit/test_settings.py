@@ -191,8 +191,12 @@ def test_a_conversation_address_with_only_the_thread_placeholder_is_accepted(url
 @pytest.mark.parametrize(
     ("agent", "operator", "said"),
     [
-        ("short", "", "ONFILE_AGENT_TOKENS: each token must be at least 16 characters"),
-        ("a-long-enough-agent-token, fifteen-chars-x", "", "ONFILE_AGENT_TOKENS: each token must be at least 16"),
+        ("short", "", "ONFILE_AGENT_TOKENS: each token must be at least 16 characters, and the token has 5;"),
+        (
+            "a-long-enough-agent-token, fifteen-chars-x",
+            "",
+            "ONFILE_AGENT_TOKENS: each token must be at least 16 characters, and token 2 of 2 has 15;",
+        ),
         ("", "op-short", "ONFILE_OPERATOR_TOKENS: each token must be at least 16 characters"),
         (
             "shared-token-0123456789, agent-only-0123456789",
