@@ -115,3 +115,25 @@ def test_a_forget_after_the_session_ended_is_said_in_place_and_signing_in_comes_
     page.wait_for_url(f"{server.base_url}/?group=you")
     expect(depot).to_have_count(1)
     context.close()
+
+
+def test_a_search_after_the_session_ended_leaves_the_address_and_the_list_as_they_were(
+    browser: Browser, server: ServerProcess
+) -> None:
+    context = browser.new_context()
+    page = context.new_page()
+    log_in(page, server, "ada")
+    page.goto(f"{server.base_url}/?group=you")
+    shown = page.locator("#group-you [data-entry]").count()
+    context.clear_cookies()  # the session ended while the page was open
+
+    page.locator("#filter-text").fill("report")
+    page.locator("#filter-text").press("Enter")
+
+    expect(page.locator("#notice [data-problem='401']")).to_contain_text("Your session has ended.")
+    assert page.url == f"{server.base_url}/?group=you", "the search was not shown, so the address is not the search's"
+    expect(page.locator("#group-you [data-entry]")).to_have_count(shown)
+    page.locator("#notice [data-action='sign-in']").click()
+    press_sign_in_as(page, "ada")
+    page.wait_for_url(f"{server.base_url}/?group=you")
+    context.close()

@@ -385,3 +385,24 @@ async def test_an_undo_token_that_is_forged_foreign_or_late_restores_nothing(
     assert response.status_code == 410
     assert page_of(response).one("h1").text == "That can't be undone"
     assert await keys_on_page(client) == []
+
+
+async def test_a_search_in_place_after_the_session_ended_leaves_the_address_on_the_page_shown(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    """The search was not shown, so the browser must not put it in the address bar: the notice says to sign
+    in again, and doing so comes back to the page the person still sees."""
+    await seed(services, make_record("m_units", "units", "miles"))
+    await login_as(ADA)
+    await services.sessions.delete(client.cookies[SESSION_COOKIE])
+
+    searched = await client.get(
+        "/",
+        params={"q": "report"},
+        headers={**HTMX, "HX-Target": "on-file", "HX-Current-URL": "http://127.0.0.1:8000/?group=you"},
+    )
+
+    assert searched.status_code == 401
+    assert searched.headers["hx-push-url"] == "false"
+    sign_in = page_of(searched).one("a", {"data-action": "sign-in"})
+    assert sign_in["href"] == "/login?next=/%3Fgroup%3Dyou"

@@ -85,8 +85,16 @@ class ErrorView:
 def error_answer(request: Request[Any, Any, State], view: ErrorView, headers: dict[str, str] | None = None) -> Template:
     """The whole page for a browser; for htmx the notice alone, so it lands in `#notice` instead of a
     page inside the page."""
-    name = "kit/errors/_notice.html" if _is_htmx(request) else "kit/errors/page.html"
-    return Template(name, context={"problem": view}, status_code=view.status, headers={**_NO_STORE, **(headers or {})})
+    if not _is_htmx(request):
+        return Template(
+            "kit/errors/page.html",
+            context={"problem": view},
+            status_code=view.status,
+            headers={**_NO_STORE, **(headers or {})},
+        )
+    # What was asked was not shown: the address stays the page's, not the search or page that was asked for.
+    stays = {**_NO_STORE, "HX-Push-Url": "false", **(headers or {})}
+    return Template("kit/errors/_notice.html", context={"problem": view}, status_code=view.status, headers=stays)
 
 
 def current_page(request: Request[Any, Any, State]) -> str:
