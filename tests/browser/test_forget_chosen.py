@@ -192,6 +192,12 @@ def test_ada_corrects_her_memory_in_place_and_it_reads_as_stated_by_her(
     expect(units).to_have_attribute("data-author", "you")
     expect(page.locator("[data-notice='done']")).to_contain_text("It now reads as stated by you.")
     shot(page, artifacts, f"correct-in-place-done-{width}")
+    units.locator("[data-action='edit']").click()  # corrected again, and refused this time
+    page.locator("[data-editing] textarea").fill("")
+    page.locator("[data-action='save-edit']").click()
+    expect(page.locator("[data-edit-error]")).to_be_visible()
+    expect(page.locator("[data-notice='done']")).to_have_count(0)  # the last one's "Corrected" is not this answer
+    page.locator("[data-action='cancel-edit']").click()
     page.goto(f"{server.base_url}/memories/{units.get_attribute('data-entry')}/edit")  # the page without JavaScript
     assert serious_violations(page) == []
     shot(page, artifacts, f"correct-page-{width}")
