@@ -144,9 +144,9 @@ async def test_the_downloads_say_when_each_concluded_memory_goes_as_the_page_doe
     assert when[:16] == shown["datetime"].replace("+00:00", "Z")[:16]
     in_three_months = datetime.now(UTC) + timedelta(days=90)
     assert abs(datetime.fromisoformat(when) - in_three_months) < timedelta(minutes=5)
-    assert rows[concluded]["expires_at"] == when
+    assert rows[concluded]["expires"] == when
     assert exported[stated]["expiresAt"] is None
-    assert rows[stated]["expires_at"] == ""
+    assert rows[stated]["expires"] == ""
 
 
 async def expire(services: Services) -> None:

@@ -64,8 +64,11 @@ async def test_the_csv_export_has_every_entry_its_overrides_and_no_formulas(
     assert response.content.startswith(b"\xef\xbb\xbfid,key,fact,"), "a byte-order mark, for spreadsheets"
     assert [r["id"] for r in rows] == [e["id"] for e in on_page]
     units = next(r for r in rows if r["key"] == "units")
-    assert json.loads(units["overrides"]) == [{"scope": "tenant:berlin", "text": "kilometres", "author": "human"}]
-    assert units["origin_thread_id"] == "thr_1"
+    assert units["differs_from"] == "everyone in your organisation: kilometres, set by an administrator"
+    assert (units["applies_to"], units["conversation"]) == ("you alone", "thr_1")
+    assert {r["written_by"] for r in rows} <= {"you", "your assistant", "an administrator"}
+    cells = " ".join(" ".join(r.values()) for r in rows)
+    assert not any(token in cells for token in ("actor:", "tenant:", "global", "human", "agent")), "words, not tokens"
     assert next(r for r in rows if r["key"] == "formula")["fact"].startswith("'=")
     assert next(r for r in rows if r["key"] == "greeting")["fact"] == "שלום · مرحبا · Grüße"
 

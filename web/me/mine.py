@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated
@@ -23,7 +22,7 @@ from litestar.enums import RequestEncodingType
 from litestar.params import Body, QueryParameter
 from litestar.response import Redirect, Template
 
-from store import forget_all_reach
+from store import Actor, MemoryOrigin, forget_all_reach
 from web.kit.identity.sessions import Viewer
 from web.kit.receipts import (
     RECEIPT_JSON,
@@ -36,6 +35,7 @@ from web.kit.receipts import (
     seal_receipt,
 )
 from web.kit.spreadsheets import CSV_MEDIA_TYPE, for_spreadsheets, neutralise_cell
+from web.kit.words import author_kind, override_by, scope_words
 from web.me.on_file import on_file
 from web.me.readback import MemoryEntryOut, read_back
 from web.services import Services
@@ -71,40 +71,43 @@ CSV_COLUMNS = (
     "id",
     "key",
     "fact",
-    "scope",
-    "pinned",
-    "author",
-    "updated_at",
-    "origin_thread_id",
-    "origin_run_id",
-    "origin_resolves",
-    "promoted_from",
-    "overrides",
-    "expires_at",
+    "applies_to",
+    "always_on",
+    "written_by",
+    "last_written",
+    "conversation",
+    "conversation_still_there",
+    "differs_from",
+    "expires",
 )
+"""The CSV download's columns, for a person reading it in a spreadsheet: who a memory applies to and
+who wrote it are in words; the JSON download keeps OnFile's own fields, for importing."""
+_WRITTEN_BY = {"you": "you", "assistant": "your assistant", "administrator": "an administrator"}
 
 
-def entries_csv(entries: list[MemoryEntryOut]) -> str:
-    """One row per entry; the wider values it overrides as a JSON list in one cell; every cell made
-    safe from spreadsheet formulas."""
+def entries_csv(entries: list[MemoryEntryOut], actor: Actor) -> str:
+    """One row per entry, in words rather than OnFile's own tokens; the wider values it overrides in one
+    cell ("everyone: kilometres, set by an administrator"); every cell made safe from spreadsheet formulas."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
     writer.writerow(CSV_COLUMNS)
     for e in entries:
-        overrides = [{"scope": o.scope, "text": o.text, "author": o.author} for o in e.overrides]
+        origin = MemoryOrigin(e.origin.author, actor_ref=e.origin.actor_ref)
+        differs = "; ".join(
+            f"{scope_words(o.scope, actor).held_for}: {o.text}, {override_by(o.author, o.scope, actor)}"
+            for o in e.overrides
+        )
         row = [
             e.id,
             e.key,
             e.text,
-            e.scope,
+            scope_words(e.scope, actor).held_for,
             "yes" if e.pinned else "no",
-            e.origin.author,
+            _WRITTEN_BY[author_kind(origin, e.scope, actor)],
             e.updated_at,
             e.origin.thread_id or "",
-            e.origin.run_id or "",
-            "yes" if e.origin.resolves else "no",
-            e.origin.promoted_from or "",
-            json.dumps(overrides, ensure_ascii=False) if overrides else "",
+            ("yes" if e.origin.resolves else "no") if e.origin.thread_id else "",
+            differs,
             e.expires_at or "",
         ]
         writer.writerow([neutralise_cell(str(cell)) for cell in row])
@@ -115,7 +118,7 @@ def entries_csv(entries: list[MemoryEntryOut]) -> str:
 async def export_csv(services: NamedDependency[Services], viewer: NamedDependency[Viewer]) -> Response[str]:
     entries = await read_back(services, viewer, None)
     headers = {**NO_STORE, "Content-Disposition": _attachment(viewer, "csv")}
-    return Response(for_spreadsheets(entries_csv(entries)), media_type=CSV_MEDIA_TYPE, headers=headers)
+    return Response(for_spreadsheets(entries_csv(entries, viewer.actor)), media_type=CSV_MEDIA_TYPE, headers=headers)
 
 
 @dataclass(frozen=True, slots=True)
