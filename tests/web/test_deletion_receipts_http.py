@@ -50,8 +50,12 @@ async def test_a_forget_links_its_receipt_which_downloads_as_json_for_this_sessi
     assert (places["memories"]["removed"], places["search-index"]["removed"]) == (1, 1)
     assert "miles" not in json.dumps(body)
     await login_as(ADA)  # another session: the receipt was sealed for the first
-    other = page_of(await client.get(link))
-    assert other.find(attrs={"data-no-receipt": True}) is not None
+    elsewhere = await client.get(link)
+    assert elsewhere.status_code == 404
+    assert page_of(elsewhere).find(attrs={"data-no-receipt": True}) is not None
+    none_given = await client.get("/memories/receipt")
+    assert none_given.status_code == 404
+    assert page_of(none_given).one(attrs={"data-account": True}), "still the signed-in page, with a way on"
     assert (await client.get(link.replace("/memories/receipt", "/memories/receipt.json"))).status_code == 404
 
 

@@ -214,7 +214,8 @@ async def receipt_page(
     view = ReceiptPage(
         viewer.name, viewer.csrf_token, None if found is None else receipt_view(found, receipt, RECEIPT_JSON)
     )
-    return Template("me/receipt.html", context={"page": view}, headers=NO_STORE)
+    # without a receipt it can open (none given, altered, another session's) the page says so, as a 404
+    return Template("me/receipt.html", context={"page": view}, headers=NO_STORE, status_code=200 if found else 404)
 
 
 @get(RECEIPT_JSON, name="receipt_json", include_in_schema=False)
