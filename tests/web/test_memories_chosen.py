@@ -295,3 +295,24 @@ async def test_the_correction_form_takes_as_many_characters_as_its_hint_says(
     limit = services.settings.max_fact_chars
     assert form.one("textarea", {"name": "text"})["maxlength"] == str(limit)
     assert f"at most {limit} characters" in form.one("p", {"class": "field-hint"}).text
+
+
+async def test_ticking_a_wider_value_her_own_overrides_is_refused_as_shared_not_missing(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(
+        services,
+        make_record("m_units", "units", "kilometres", author="human"),
+        make_record("g_units", "units", "miles", "global", author="human", actor_ref="gil"),
+    )
+    token = await login_as(ADA)
+
+    asked = await client.get("/memories/forget-chosen", params=[("id", "g_units"), ("back", "/")])
+    sent = await client.post(
+        "/memories/forget-chosen", data={"csrf_token": token, "back": "/", "id": ["g_units", "m_units"]}
+    )
+
+    for refused in (asked, sent):
+        assert refused.status_code == 403
+        assert "only their administrators can remove them" in page_of(refused).one(attrs={"data-problem": "403"}).text
+    assert await own_keys(services) == {"units"}

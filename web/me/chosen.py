@@ -13,7 +13,7 @@ What a choice may reach and who may correct what are decided in `store.domain.fo
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Annotated
 
 from litestar import get, post
@@ -121,7 +121,12 @@ async def _choice(visit: NamedDependency[Visit], query: MemoryQuery, ids: list[s
     to forget: it stays, as a shared fact does, and is counted among what stays."""
     actor = visit.viewer.actor
     if not everything:
-        return chosen_reach(actor, (await on_file_of_ids(visit.services, actor, ids)).entries, ids)
+        found = await on_file_of_ids(visit.services, actor, ids)
+        choice = chosen_reach(actor, found.entries, ids)
+        # a wider value the person's own overrides is listed on their page: shared, not missing
+        beaten = tuple(id for id in choice.missing if found.overridden(id) is not None)
+        missing = tuple(id for id in choice.missing if id not in beaten)
+        return replace(choice, shared=(*choice.shared, *beaten), missing=missing) if beaten else choice
     if not query.related:
         scopes = await scopes_on_file(visit.services.memory, ScopeContext(actor=actor))
         _, ask = records_ask(scopes, actor, query)
