@@ -186,7 +186,9 @@
     const control = opener(event.detail);
     sentBy = control === null ? "" : control.getAttribute("data-returns-to") || control.getAttribute("data-action");
     // A notice that an earlier correction is done would read as the answer to this one: it goes as this starts.
-    if (control !== null && ["edit", "save-edit"].includes(control.getAttribute("data-action"))) {
+    const elt = event.detail.elt;
+    const correcting = elt instanceof Element && elt.matches("[data-edit-form]"); // saved with Enter too
+    if (correcting || (control !== null && ["edit", "save-edit"].includes(control.getAttribute("data-action")))) {
       document.querySelectorAll('#notice [data-notice="done"]').forEach(function (done) {
         done.remove();
       });

@@ -204,6 +204,26 @@ def test_ada_corrects_her_memory_in_place_and_it_reads_as_stated_by_her(
     context.close()
 
 
+def test_two_corrections_open_at_once_saved_with_enter_each_get_their_own_answer(
+    browser: Browser, server: ServerProcess
+) -> None:
+    context = browser.new_context()
+    page = log_in(context, server, "ada")
+    units, depot = page.locator("[data-entry='mem_a2']"), page.locator("[data-entry='mem_a4']")
+    units.locator("[data-action='edit']").click()
+    depot.locator("[data-action='edit']").click()
+
+    units.locator("textarea").fill("kilometres, even for the UK depots")
+    units.locator("textarea").press("Enter")
+    expect(page.locator("[data-notice='done']")).to_contain_text("Corrected")
+    depot.locator("textarea").fill("")
+    depot.locator("textarea").press("Enter")
+
+    expect(depot.locator("[data-edit-error]")).to_be_visible()
+    expect(page.locator("[data-notice='done']")).to_have_count(0)  # the other one's "Corrected" is not this answer
+    context.close()
+
+
 def test_without_javascript_a_correction_is_a_page_of_its_own(browser: Browser, server: ServerProcess) -> None:
     context = browser.new_context(java_script_enabled=False, bypass_csp=True)
     page = log_in(context, server, "ada")
