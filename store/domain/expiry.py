@@ -95,9 +95,9 @@ def expiry_words(expires_at: datetime, now: datetime) -> ExpiryWords:
 def _span(days: int) -> str:
     """Days, months or years: whole ones of the largest unit that reads naturally, rounded down unless
     the next is a few days off, so the time left is never said to be longer than it is by more than that
-    (77 days are "2 months", not "3"; 88 are "3 months")."""
-    if days >= 350:
-        return _count(_whole(days, 365, within=15), "year")
+    (77 days are "2 months", not "3"; 88 are "3 months"; 352 are "11 months", 361 "1 year")."""
+    if days >= 360:
+        return _count(_whole(days, 365, within=5), "year")
     if days >= 60:
         return _count(_whole(days, 30, within=5), "month")
     return _count(days, "day")

@@ -284,7 +284,7 @@ async def test_a_wider_value_her_own_setting_overrides_is_refused_for_what_it_is
     assert [(r.key, r.text) for r in everyone] == [("units", "miles")]
 
 
-async def test_the_correction_form_takes_as_many_characters_as_its_hint_says(
+async def test_the_correction_form_never_stops_what_its_hint_says_it_takes(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
     await seed_ada(services)
@@ -293,7 +293,7 @@ async def test_the_correction_form_takes_as_many_characters_as_its_hint_says(
     form = page_of(await client.get("/memories/m_1/edit"))
 
     limit = services.settings.max_fact_chars
-    assert form.one("textarea", {"name": "text"})["maxlength"] == str(limit)
+    assert form.one("textarea", {"name": "text"})["maxlength"] == str(limit * 2), "an emoji is two units to a browser"
     assert f"at most {limit} characters" in form.one("p", {"class": "field-hint"}).text
 
 
