@@ -154,8 +154,10 @@ async def test_a_publish_sent_with_if_match_is_refused_rather_than_written_past_
     body = {"scope": "tenant:berlin", "key": "tone", "text": "casual"}
 
     refused = await send(client, "POST", "/admin/memories", token, body, **{"If-Match": '"stale"'})
+    create_only = await send(client, "POST", "/admin/memories", token, body, **{"If-None-Match": "*"})
 
     assert (refused.status_code, refused.json()) == (400, {"error": PUBLISH_TAKES_NO_VERSION})
+    assert (create_only.status_code, create_only.json()) == (400, {"error": PUBLISH_TAKES_NO_VERSION})
     stored = await services.provider.get("mem_tone")
     assert stored is not None
     assert stored.text == "formal"

@@ -187,8 +187,8 @@ class _AnsweringAVersion(Operation):
 
 
 PUBLISH_TAKES_NO_VERSION = (
-    "The request is not valid: a publish takes no If-Match (it writes the key whatever it holds). To change "
-    "a fact only if it is the version you read, PUT /admin/memories/{id} with If-Match."
+    "The request is not valid: a publish takes no If-Match or If-None-Match (it writes the key whatever it "
+    "holds). To change a fact only if it is the version you read, PUT /admin/memories/{id} with If-Match."
 )
 
 
@@ -283,8 +283,11 @@ async def create_shared(
         ),
     ],
     if_match: Annotated[str | None, HeaderParameter(name="If-Match", required=False, include_in_schema=False)] = None,
+    if_none_match: Annotated[
+        str | None, HeaderParameter(name="If-None-Match", required=False, include_in_schema=False)
+    ] = None,
 ) -> Response[SharedMemoryOut | ProblemOut]:
-    if if_match is not None:  # never ignored in silence: the caller meant a condition this call cannot keep
+    if if_match is not None or if_none_match is not None:  # never ignored in silence: a condition it cannot keep
         return Response(ProblemOut(PUBLISH_TAKES_NO_VERSION), status_code=400)
     outcome = await visit.services.admin.publish(
         visit.viewer.actor, scope=data.scope, key=data.key, text=data.text, pinned=data.pinned
