@@ -46,8 +46,9 @@ THE_CSV_DOWNLOAD = (
     "This is your page's CSV download, which is for reading in a spreadsheet: to import, choose the JSON "
     "file “Download as JSON” gives."
 )
-_CSV_DOWNLOAD_STARTS = "id,key,fact,"
-"""How the page's CSV download begins (its columns' names)."""
+_CSV_DOWNLOAD = re.compile(r'\A\s*"?id"?\s*([,;\t])\s*"?key"?\s*\1\s*"?fact"?\s*\1', re.IGNORECASE)
+"""How the page's CSV download begins (its columns' names), also as a spreadsheet saves it again:
+quoted, with semicolons or tabs between, capitalised, after a blank line."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +105,7 @@ def plan_import(
     try:
         parsed = json.loads(document)
     except (ValueError, RecursionError):  # RecursionError: nested deeper than any export is
-        csv = document.lstrip("\ufeff").startswith(_CSV_DOWNLOAD_STARTS)
+        csv = _CSV_DOWNLOAD.match(document.lstrip("\ufeff")) is not None
         return ImportPlan(error=THE_CSV_DOWNLOAD if csv else NOT_AN_EXPORT)
     if not isinstance(parsed, list):
         return ImportPlan(error=NOT_AN_EXPORT)

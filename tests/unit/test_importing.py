@@ -154,6 +154,9 @@ def test_a_file_with_nothing_new_has_nothing_to_apply() -> None:
         pytest.param(
             "\ufeffid,key,fact,scope\r\nm_1,units,miles,actor:ada\r\n", THE_CSV_DOWNLOAD, id="the-csv-download"
         ),
+        pytest.param('\n"ID";"Key";"Fact";"applies_to"\r\nm_1;units;miles;you\r\n', THE_CSV_DOWNLOAD, id="saved-again"),
+        pytest.param("id\tkey\tfact\tapplies_to\n", THE_CSV_DOWNLOAD, id="tab-separated"),
+        pytest.param("id,key,text\n", NOT_AN_EXPORT, id="another-csv"),
         ('{"key": "units", "text": "miles"}', NOT_AN_EXPORT),
         ("[]", "The file holds no memories."),
         (
