@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import StrictUndefined
-from litestar import Litestar, MediaType, Request, Response, get, head
+from litestar import Litestar, MediaType, Request, Response, get, route
 from litestar.datastructures import CacheControlHeader, State
 from litestar.di import NamedDependency, Provide
 from litestar.exceptions import NotFoundException
@@ -94,28 +94,24 @@ PRUNE_EVERY = timedelta(minutes=15)
 OPERATOR_CHALLENGE = 'Bearer realm="onfile-operator"'
 
 
-@get("/healthz", name="healthz", include_in_schema=False)
+@route("/healthz", http_method=["GET", "HEAD"], name="healthz", include_in_schema=False)
 async def healthz() -> dict[str, str]:
+    """The process is up (a liveness probe). HEAD answers the same status and headers, with no body."""
     return {"status": "ok"}
 
 
-@get("/readyz", name="readyz", include_in_schema=False, cache_control=CacheControlHeader(no_store=True))
+@route(
+    "/readyz",
+    http_method=["GET", "HEAD"],
+    name="readyz",
+    include_in_schema=False,
+    cache_control=CacheControlHeader(no_store=True),
+)
 async def readyz(services: NamedDependency[Services]) -> dict[str, str]:
     """Whether this process can answer turns: it reads from the database once (a 503 with the
-    outage's words when it cannot). `/healthz` only says the process is up."""
+    outage's words when it cannot). `/healthz` only says the process is up. HEAD: the same, no body."""
     await services.people.recent(limit=1)
     return {"status": "ready"}
-
-
-@head("/healthz", name="healthz_head", include_in_schema=False)
-async def healthz_head() -> None:
-    """`/healthz` for a probe that asks with HEAD: the status alone."""
-
-
-@head("/readyz", name="readyz_head", include_in_schema=False, cache_control=CacheControlHeader(no_store=True))
-async def readyz_head(services: NamedDependency[Services]) -> None:
-    """`/readyz` for a probe that asks with HEAD: the status alone (503 while the database cannot be used)."""
-    await services.people.recent(limit=1)
 
 
 @get("/metrics", name="metrics", media_type="text/plain; version=0.0.4", include_in_schema=False)
@@ -226,9 +222,7 @@ def create_app(
     return Litestar(
         route_handlers=[
             healthz,
-            healthz_head,
             readyz,
-            readyz_head,
             login,
             callback,
             logout,

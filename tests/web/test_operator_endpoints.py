@@ -64,6 +64,8 @@ async def test_what_the_setting_does_not_close_stays_open(closed: AsyncTestClien
 async def test_a_probe_may_ask_with_head(client: AsyncTestClient[Litestar], path: str) -> None:
     """Load balancers and uptime checks often probe with HEAD: the same status, no body."""
     answer = await client.head(path)
+    asked = await client.get(path)
 
     assert answer.status_code == 200
     assert answer.content == b""
+    assert answer.headers["content-length"] == asked.headers["content-length"]
