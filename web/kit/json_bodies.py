@@ -154,7 +154,10 @@ def _held_to_type(read: Any, body_type: Any) -> Any:
     the model's own text (`MODEL_TEXT`, the fields a body type names as the model's: refused later by
     their own rules, as a mistake the model can correct) or in a value a later one of the same name
     replaced. Held to the type as strictly as any body."""
-    found = _where_half(read, model_text=getattr(body_type, "MODEL_TEXT", ()))
+    try:
+        found = _where_half(read, model_text=getattr(body_type, "MODEL_TEXT", ()))
+    except RecursionError:  # read, but nested deeper than it can be walked here
+        raise RefusedBodyError(detail=TOO_DEEP) from None
     if found is not None:
         raise _half_a_character(*found)
     try:
