@@ -63,7 +63,8 @@ async def test_a_page_has_one_h1_and_skips_no_heading_level(
 
     answer = await client.get(address)
 
-    assert answer.status_code == 200, answer.text
+    # the receipt page opened with no receipt says there is none, as a 404 page with the same outline
+    assert answer.status_code == (404 if address == "/memories/receipt" else 200), answer.text
     levels = outline(tree(answer))
     assert levels[:1] == [1], levels
     assert levels.count(1) == 1, levels
