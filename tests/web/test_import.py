@@ -112,8 +112,12 @@ async def test_a_file_exported_for_someone_else_says_so_before_it_is_imported(
     assert mine.find(attrs={"data-import-others": True}) is None
     warning = theirs.one(attrs={"data-import-others": True})
     assert warning["role"] == "alert"
-    assert warning.text.startswith("This file holds notes exported for “max”, not for you.")
+    assert warning.text.startswith("This file holds notes exported for someone else, not for you.")
+    assert "max" not in warning.text
     assert theirs.one("button", {"data-action": "apply-import"}), "a warning, not a refusal: it may be their old id"
+    several = [{**entry, "scope": f"actor:{who}"} for entry, who in zip(others, ("max", "lena", "max"), strict=False)]
+    two = tree(await upload(client, token, json.dumps(several).encode())).one(attrs={"data-import-others": True})
+    assert two.text.startswith("This file holds notes exported for 2 other people, not for you.")
 
 
 async def test_each_line_that_cannot_be_imported_says_why_and_nothing_is_imported(

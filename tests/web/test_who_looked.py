@@ -80,12 +80,12 @@ async def test_the_downloads_carry_the_same_looks_by_name(
     as_csv = await client.get("/looked.csv")
 
     assert as_json.headers["content-disposition"].startswith("attachment;")
-    assert [(look["who"], look["who_id"], look["organisation"]) for look in as_json.json()] == [
-        ("Sam Support", "sam", "berlin"),
-        ("Sam Support", "sam", "berlin"),
-    ]
+    named = [(look["who"], look["who_id"], look["organisation"], look["organisation_id"]) for look in as_json.json()]
+    assert named == [("Sam Support", "sam", "Berlin", "berlin")] * 2
     rows = list(csv.DictReader(io.StringIO(as_csv.text.removeprefix("\ufeff"))))
-    assert [(row["who"], row["organisation"]) for row in rows] == [("Sam Support", "berlin")] * 2
+    assert [(row["who"], row["organisation"], row["organisation_id"]) for row in rows] == [
+        ("Sam Support", "Berlin", "berlin")
+    ] * 2
     assert rows[0]["when"] == as_json.json()[0]["when"]
     assert rows[0]["when_utc"].endswith("UTC")
 

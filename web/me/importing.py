@@ -90,13 +90,13 @@ def _line_view(line: ImportLine) -> ImportLineView:
 
 
 def _others(ids: tuple[str, ...]) -> str:
+    """Said of a file exported for other people. They are not named: an id is no name a person reads,
+    and looking their names up would tell whoever uploads a file the name behind any id they write."""
     if not ids:
         return ""
-    named = ", ".join(f"“{id}”" for id in ids[:3])
-    if len(ids) > 3:
-        named += f" and {count_words(len(ids) - 3, 'other', 'others')}"
+    whose = "someone else" if len(ids) == 1 else count_words(len(ids), "other person", "other people")
     return (
-        f"This file holds notes exported for {named}, not for you. Importing them makes them yours, as "
+        f"This file holds notes exported for {whose}, not for you. Importing them makes them yours, as "
         "written by you: check that this is the file you meant."
     )
 

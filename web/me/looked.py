@@ -67,13 +67,14 @@ class LookedPage:
 
 class LookOut(msgspec.Struct, frozen=True):
     """One act as the downloads carry it: when (ISO 8601, UTC), who by name and id, what, and for which
-    organisation ("" when the trail does not say)."""
+    organisation by name and id ("" when the trail does not say)."""
 
     when: str
     who: str
     who_id: str
     what: str
     organisation: str
+    organisation_id: str
 
 
 async def _looks(services: Services, viewer: Viewer) -> tuple[tuple[StaffAct, ...], dict[str, str]]:
@@ -97,7 +98,8 @@ def _downloads(acts: tuple[StaffAct, ...], names: dict[str, str]) -> list[LookOu
             who=names.get(a.who, a.who),
             who_id=a.who,
             what=act_words(a),
-            organisation=a.organisation or "",
+            organisation=organisation_name(a.organisation) if a.organisation else "",
+            organisation_id=a.organisation or "",
         )
         for a in acts
     ]
@@ -119,10 +121,10 @@ async def looked_csv(services: NamedDependency[Services], viewer: NamedDependenc
     looks = _downloads(*await _looks(services, viewer))
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(("when", "when_utc", "who", "who_id", "what", "organisation"))
+    writer.writerow(("when", "when_utc", "who", "who_id", "what", "organisation", "organisation_id"))
     for look in looks:
         spelled = exact_time(datetime.fromisoformat(look.when))
-        row = (look.when, spelled, look.who, look.who_id, look.what, look.organisation)
+        row = (look.when, spelled, look.who, look.who_id, look.what, look.organisation, look.organisation_id)
         writer.writerow([neutralise_cell(cell) for cell in row])
     headers = {**_HEADERS, "Content-Disposition": _attachment("csv")}
     return Response(for_spreadsheets(out.getvalue()), media_type=CSV_MEDIA_TYPE, headers=headers)
