@@ -17,6 +17,7 @@ from tests.web.builders import HTMX, make_record, page_of, seed
 from tests.web.conftest import LoginAs
 from tests.web.html_tree import Element
 from web.kit.errors import DATABASE_UNAVAILABLE
+from web.kit.identity.sessions import SESSION_COOKIE
 from web.services import Services
 
 FORGED = "0" * 64
@@ -163,6 +164,64 @@ async def test_an_unknown_address_is_a_page_in_onfile_s_layout_leading_home(
     problem = page.one("main").one(attrs={"data-problem": "404"})
     assert problem.one("h1").text == "There is nothing at this address"
     assert problem.one("a", {"data-action": "home"})["href"] == "/"
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "status"),
+    [("GET", "/nope", 404), ("GET", "/memories/nope/deeper", 404), ("GET", "/logout", 405)],
+)
+async def test_a_signed_in_person_s_error_page_says_who_is_signed_in_and_signs_out(
+    client: AsyncTestClient[Litestar], login_as: LoginAs, method: str, path: str, status: int
+) -> None:
+    await login_as(ADA, name="Ada Lovelace")
+
+    answer = await client.request(method, path)
+
+    assert answer.status_code == status
+    account = page_of(answer).one("header", {"class": "site-header"}).one(attrs={"data-account": True})
+    assert account.one(attrs={"data-viewer-name": True}).text == "Ada Lovelace"
+    token = account.one("input", {"name": "csrf_token"})["value"]
+    signed_out = await client.post("/logout", data={"csrf_token": token}, follow_redirects=False)
+    assert signed_out.status_code == 303
+    assert (await client.get("/", follow_redirects=False)).status_code in {302, 303, 307}, "the session ended"
+
+
+async def test_a_refused_form_s_page_signs_out_with_the_session_s_own_token(
+    client: AsyncTestClient[Litestar], login_as: LoginAs
+) -> None:
+    csrf = await login_as(ADA, name="Ada Lovelace")
+
+    answer = await client.post("/memories/m_units/forget", data={"csrf_token": FORGED, "back": "/"})
+
+    assert answer.status_code == 403
+    account = page_of(answer).one(attrs={"data-account": True})
+    assert account.one("input", {"name": "csrf_token"})["value"] == csrf
+
+
+async def test_an_error_page_without_a_live_session_names_nobody(client: AsyncTestClient[Litestar]) -> None:
+    client.cookies.set(SESSION_COOKIE, "0" * 43)  # a cookie of the right shape that names no session
+
+    answer = await client.get("/nope")
+
+    assert answer.status_code == 404
+    assert page_of(answer).find(attrs={"data-account": True}) is None
+
+
+async def test_an_error_page_is_shown_when_its_session_cannot_be_read(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await login_as(ADA)
+
+    async def unreachable(_: str) -> None:
+        raise OSError("connection refused")
+
+    monkeypatch.setattr(services.sessions, "get", unreachable)
+    answer = await client.get("/nope")
+
+    assert answer.status_code == 404
+    page = page_of(answer)
+    assert page.one("main").one(attrs={"data-problem": "404"}) is not None
+    assert page.find(attrs={"data-account": True}) is None
 
 
 async def test_opening_the_logout_address_is_a_page_saying_it_is_a_button_s_target(

@@ -18,16 +18,18 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from litestar import MediaType, Request, Response
+from litestar import Litestar, MediaType, Request, Response
 from litestar.datastructures import State
 from litestar.exceptions import HTTPException
 from litestar.plugins.htmx import ClientRedirect
 from litestar.response import Template
-from litestar.types import Logger, Scope
+from litestar.response.base import ASGIResponse
+from litestar.types import Logger, Receive, Scope, Send
 
 from store.domain.scopes import ScopeResolverError
 from store.persistence.outage import database_unavailable
 from web.kit.api_errors import http_problem
+from web.kit.identity.sessions import SESSION_COOKIE, load_viewer
 from web.kit.security import safe_next_path, split_id_problem
 
 __all__ = (
@@ -82,11 +84,57 @@ class ErrorView:
     """The link's `data-action`, for tests."""
 
 
+@dataclass(frozen=True, slots=True)
+class SignedIn:
+    """Who an error page says is signed in, with the token their sign-out form sends."""
+
+    viewer_name: str
+    csrf_token: str
+
+
+class _ErrorPage(Template):
+    """An error page that, for a live session, says who is signed in and offers to sign out, as every
+    other page does. An exception handler cannot wait on the database, so the session is read as the
+    page is sent (`_SignedInFirst`); a session that cannot be read leaves the page without them, never
+    without the page."""
+
+    def to_asgi_response(self, app: Litestar | None, request: Request[Any, Any, Any], **kwargs: Any) -> ASGIResponse:
+        return _SignedInFirst(self, app, request, kwargs)
+
+
+class _SignedInFirst(ASGIResponse):
+    """`page`, sent once who is signed in has been read into its context."""
+
+    def __init__(self, page: _ErrorPage, app: Litestar | None, request: Request[Any, Any, Any], kwargs: Any) -> None:
+        # Nothing of Litestar's own response is set up here: `__call__` sends the page's.
+        self._page, self._app, self._request, self._kwargs = page, app, request, kwargs
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        signed_in = await _signed_in(self._request)
+        if signed_in is not None:
+            self._page.context = {**self._page.context, "account": signed_in}
+        sent = Template.to_asgi_response(self._page, self._app, self._request, **self._kwargs)
+        await sent(scope, receive, send)
+
+
+async def _signed_in(request: Request[Any, Any, Any]) -> SignedIn | None:
+    session_id = request.cookies.get(SESSION_COOKIE)
+    if not session_id:
+        return None
+    try:
+        viewer = await load_viewer(request.app.state.services, session_id)
+    except Exception as error:  # the error page is shown whatever reading the session did
+        if not database_unavailable(error):
+            logger.warning("an error page could not read its session", exc_info=error)
+        return None
+    return None if viewer is None else SignedIn(viewer.name, viewer.csrf_token)
+
+
 def error_answer(request: Request[Any, Any, State], view: ErrorView, headers: dict[str, str] | None = None) -> Template:
-    """The whole page for a browser; for htmx the notice alone, so it lands in `#notice` instead of a
-    page inside the page."""
+    """The whole page for a browser, saying who is signed in if anyone is; for htmx the notice alone,
+    so it lands in `#notice` instead of a page inside the page."""
     if not _is_htmx(request):
-        return Template(
+        return _ErrorPage(
             "kit/errors/page.html",
             context={"problem": view},
             status_code=view.status,
