@@ -3,10 +3,37 @@
 // - Shift-click ticks (or unticks) every memory between the last one clicked and this one.
 // - "Tick all on this page" ticks every memory shown; the line above the list counts what is ticked.
 //   Without a script it could not, so the page sends it hidden and this shows it.
+// - A ticked memory opened in place (to correct it) comes back ticked when it is saved or cancelled.
 (function () {
   "use strict";
 
   let last = null;
+  const reopened = new Set(); // the ids of ticked rows replaced in place, until they come back
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    const row = event.detail.target;
+    if (!(row instanceof Element) || !row.matches("li.entry")) {
+      return;
+    }
+    const box = row.querySelector("input[data-select]");
+    if (box !== null && box.checked) {
+      reopened.add(box.value);
+    }
+  });
+
+  function tickAgain() {
+    reopened.forEach(function (id) {
+      const row = document.getElementById("entry-" + id);
+      if (row !== null && row.hasAttribute("data-editing")) {
+        return; // still open: it is ticked again when it comes back
+      }
+      const box = row === null ? null : row.querySelector("input[data-select]");
+      if (box !== null) {
+        box.checked = true;
+      }
+      reopened.delete(id); // back ticked, or gone (forgotten)
+    });
+  }
 
   function boxes() {
     return Array.from(document.querySelectorAll("input[data-select]"));
@@ -68,6 +95,7 @@
   document.addEventListener("DOMContentLoaded", reveal);
   document.addEventListener("htmx:afterSettle", function () {
     reveal();
+    tickAgain();
     count();
   });
 })();

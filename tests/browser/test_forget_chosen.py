@@ -236,3 +236,57 @@ def test_without_javascript_a_correction_is_a_page_of_its_own(browser: Browser, 
     expect(page.locator("[data-entry='mem_a2'] [data-fact]")).to_have_text("kilometres everywhere")
     expect(page.locator("[data-entry='mem_a2']")).to_have_attribute("data-author", "you")
     context.close()
+
+
+def test_a_ticked_memory_opened_to_be_corrected_comes_back_ticked(browser: Browser, server: ServerProcess) -> None:
+    context = browser.new_context()
+    page = log_in(context, server, "ada")
+    rows = page.locator("#group-you [data-entry]")
+    first, second = rows.nth(0).get_attribute("data-entry"), rows.nth(1).get_attribute("data-entry")
+    rows.nth(0).locator("[data-select]").check()
+    rows.nth(1).locator("[data-select]").check()
+    expect(page.locator("[data-chosen-count]")).to_have_text("2 ticked.")
+
+    page.locator(f"#entry-{first} [data-action='edit']").click()
+    page.locator(f"#entry-{first} [data-action='cancel-edit']").click()
+    expect(page.locator(f"#entry-{first} [data-select]")).to_be_checked()
+
+    page.locator(f"#entry-{second} [data-action='edit']").click()
+    page.locator(f"#entry-{second} [data-edit-text]").fill("corrected while ticked")
+    page.locator(f"#entry-{second} [data-action='save-edit']").click()
+    expect(page.locator(f"#entry-{second} [data-fact]")).to_have_text("corrected while ticked")
+    expect(page.locator(f"#entry-{second} [data-select]")).to_be_checked()
+    expect(page.locator("[data-chosen-count]")).to_have_text("2 ticked.")
+
+    page.locator(f"#entry-{first} [data-action='forget']").click()
+    expect(page.locator(f"#entry-{first}")).to_have_count(0)
+    page.locator("[data-action='undo']").click()
+    expect(page.locator(f"#entry-{first}")).to_have_count(1)
+    expect(page.locator(f"#entry-{first} [data-select]")).not_to_be_checked()  # forgotten, not opened: untouched
+    context.close()
+
+
+def test_without_javascript_keep_them_leads_back_with_the_memories_still_ticked(
+    browser: Browser, server: ServerProcess
+) -> None:
+    context = browser.new_context(java_script_enabled=False)
+    page = log_in(context, server, "ada")
+    rows = page.locator("#group-you [data-entry]")
+    ticked = [rows.nth(i).get_attribute("data-entry") for i in (0, 2)]
+    for i in (0, 2):
+        rows.nth(i).locator("[data-select]").check()
+    page.locator("[data-action='forget-chosen']").click()
+    expect(page.locator("[data-confirm-chosen] h2")).to_have_text("Forget these 2 memories?")
+
+    page.locator("[data-confirm-chosen] [data-action='cancel']").click()
+
+    expect(page.locator("h1")).to_have_text("What's on file about you")
+    for i in range(rows.count()):
+        box = rows.nth(i).locator("[data-select]")
+        if rows.nth(i).get_attribute("data-entry") in ticked:
+            expect(box).to_be_checked()
+        else:
+            expect(box).not_to_be_checked()
+    page.locator("[data-action='forget-chosen']").click()
+    expect(page.locator("[data-confirm-chosen] h2")).to_have_text("Forget these 2 memories?")
+    context.close()

@@ -316,3 +316,26 @@ async def test_ticking_a_wider_value_her_own_overrides_is_refused_as_shared_not_
         assert refused.status_code == 403
         assert "only their administrators can remove them" in page_of(refused).one(attrs={"data-problem": "403"}).text
     assert await own_keys(services) == {"units"}
+
+
+async def test_keep_them_leads_back_to_the_same_view_with_the_same_memories_ticked(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed_ada(services)
+    await login_as(ADA)
+
+    asked = page_of(
+        await client.get("/memories/forget-chosen", params=[("id", "m_1"), ("id", "m_3"), ("back", "/?q=depot")])
+    )
+    keep = asked.one(attrs={"data-confirm-chosen": True}).one("a", {"data-action": "cancel"})["href"]
+    everything = page_of(await client.get("/memories/forget-chosen", params=[("all", "1"), ("back", "/?q=depot")]))
+    keep_all = everything.one(attrs={"data-confirm-chosen": True}).one("a", {"data-action": "cancel"})["href"]
+
+    assert keep == "/?q=depot&ticked=m_1&ticked=m_3"
+    assert keep_all == "/?q=depot", "nothing was ticked: every match was chosen"
+    back = page_of(await client.get(keep))
+    rows = back.one(attrs={"id": "group-you"}).find_all(attrs={"data-entry": True})
+    boxes = {row["data-entry"]: row.one("input", {"data-select": True}) for row in rows}
+    assert len(boxes) == 5
+    assert {id for id, box in boxes.items() if "checked" in box.attrs} == {"m_1", "m_3"}
+    assert back.one("input", {"name": "q"})["value"] == "depot"

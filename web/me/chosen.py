@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import Annotated
+from urllib.parse import urlencode
 
 from litestar import get, post
 from litestar.di import NamedDependency
@@ -78,6 +79,14 @@ class ChosenView:
     back: str
     viewer_name: str
     csrf_token: str
+
+    @property
+    def keep_href(self) -> str:
+        """Where "Keep them" leads: back to the view with the memories still ticked, which a page
+        without a script would otherwise lose (the page's `ticked`)."""
+        if not self.ids:
+            return self.back
+        return f"{self.back}{'&' if '?' in self.back else '?'}{urlencode([('ticked', id) for id in self.ids])}"
 
 
 @dataclass(frozen=True, slots=True)

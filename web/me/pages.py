@@ -151,7 +151,9 @@ async def memories(
         # undo it or forget something else; any other notice is shown once.
         lasting = notice is not None and bool(notice.undo_token)
         cookies = [NOTICES.cleared()] if NOTICES.name in request.cookies and not lasting else []
-        context = {"page": view, "controls": controls}
+        # `ticked`: the memories ticked before "Keep them" on the question of forgetting them, ticked again
+        ticked = frozenset(request.query_params.getall("ticked", []))
+        context = {"page": view, "controls": controls, "ticked": ticked}
         return Template("me/index.html", context=context, headers=_HEADERS, cookies=cookies)
     view = await listing_page(visit, query, now, notice)
     # A page number or a date followed moves the focus to the page's first entry; typing in the search does not.
