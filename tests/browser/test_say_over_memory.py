@@ -74,7 +74,8 @@ def test_ada_sees_who_looked_and_downloads_it(browser: Browser, server: ServerPr
     with page.expect_download() as downloading:
         page.click("[data-action='looked-csv']")
     rows = list(csv.DictReader(io.StringIO(Path(downloading.value.path()).read_text(encoding="utf-8-sig"))))
-    assert [(row["who"], row["who_id"], row["organisation"]) for row in rows] == [("Sam Okafor", "sam", "berlin")]
+    named = [(row["who"], row["who_id"], row["organisation"], row["organisation_id"]) for row in rows]
+    assert named == [("Sam Okafor", "sam", "Berlin", "berlin")]
     page.set_viewport_size(PHONE)
     shoot(page, artifacts, "who-looked-phone")
     ada.close()
@@ -126,9 +127,13 @@ def test_ada_pauses_memory_then_approves_one_note_and_discards_another(
     page.set_viewport_size(PHONE)
     shoot(page, artifacts, "waiting-phone")
     page.locator("[data-waiting-id][data-key='tea'] [data-action='approve']").click()
-    expect(page.locator("[data-settled]")).to_contain_text("Approved")
+    expect(page.locator("[data-settled]")).to_have_text("Approved “tea”: it is now among your memories.")
+    expect(page.locator("[data-settled]")).to_be_focused()
     page.locator("[data-waiting-id][data-key='desk'] [data-action='discard']").click()
-    expect(page.locator("[data-settled]")).to_contain_text("Discarded")
+    expect(page.locator("[data-settled]")).to_have_text("Discarded “desk”: it is gone.")
+    expect(page.locator("[data-settled]")).to_be_focused()
+    page.reload()
+    expect(page.locator("[data-settled]")).to_have_count(0)  # said once
     expect(page.locator("[data-no-waiting]")).to_be_visible()
 
     keys = digest_keys(server, "run_approved")

@@ -194,6 +194,10 @@ async def test_with_approval_required_a_remember_waits_outside_the_digest_until_
     )
 
     assert (approved.status_code, discarded.status_code) == (303, 303)
+    assert approved.headers["location"] == discarded.headers["location"] == "/memories/waiting"
+    said = tree(await client.get("/memories/waiting")).one(attrs={"data-settled": True})
+    assert said.text == "Discarded “fiscal-year”: it is gone."
+    assert tree(await client.get("/memories/waiting")).find(attrs={"data-settled": True}) is None, "said once"
     [entry] = (await digest(client, "run_3"))["entries"]
     assert (entry["key"], entry["text"], entry["origin"]["author"], entry["origin"]["runId"]) == (
         "units",

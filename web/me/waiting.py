@@ -4,8 +4,8 @@ concluded that wait for their approval (when their organisation requires it).
 - `POST /memories/pause` pauses or resumes (`paused=yes|no`) and comes back to the page; for htmx it
   answers the controls fragment in place.
 - `GET /memories/waiting` lists the waiting notes; `POST /memories/waiting/{id}/approve` makes one an
-  ordinary memory, `…/discard` deletes it, each coming back to the list (for htmx: the row's
-  replacement, which is nothing).
+  ordinary memory, `…/discard` deletes it, each coming back to the list, which names the note and
+  what became of it (for htmx: the row's replacement, which is nothing).
 - `GET /agent/memories/waiting` answers the same as JSON for a chat client: how many wait, and which.
 
 A note that is not the person's answers exactly like one that does not exist, or one already settled:
@@ -16,15 +16,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
-from litestar import MediaType, Response, get, post
+from litestar import MediaType, Request, Response, get, post
 from litestar.di import NamedDependency
 from litestar.enums import RequestEncodingType
 from litestar.openapi import ResponseSpec
 from litestar.openapi.spec import Example
-from litestar.params import Body, FromPath, QueryParameter
+from litestar.params import Body, FromPath
 from litestar.plugins.htmx import HTMXRequest
 from litestar.response import Redirect, Template
 
@@ -32,6 +32,7 @@ from store.domain.wire import WaitingNoteWire, waiting_note_wire
 from web.kit.api_errors import JSON_API_EXCEPTIONS
 from web.kit.errors import LOG_IN_FIRST
 from web.kit.identity.sessions import Viewer
+from web.kit.notices import NoticeCookie, NoticeView
 from web.kit.problems import ProblemView, problem_answer
 from web.kit.session_api import NO_STORE_JSON
 from web.kit.views import TimeView, time_view
@@ -49,6 +50,9 @@ __all__ = (
 
 _HEADERS = {"Cache-Control": "no-store"}
 GONE = "It may already have been approved or discarded."
+SETTLED = NoticeCookie("onfile_settled", purpose="settled", kinds=frozenset({"done"}), seconds=60)
+"""What approving or discarding a note did, for the list the browser comes back to: a cookie of its
+own, so the personal page's notice (a forget's, with its Undo) is left as it was."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +114,7 @@ class WaitingPage:
     csrf_token: str
     notes: tuple[WaitingView, ...]
     settled: str = ""
-    """What the last approval or discard did, in words ("" when nothing was just settled)."""
+    """What the last approval or discard did, naming the note ("" when nothing was just settled)."""
     asked: bool = True
     """Whether their organisation asks them to approve new notes now: notes held while it did keep
     waiting after it stops, and the page says which is so."""
@@ -118,9 +122,7 @@ class WaitingPage:
 
 @get("/memories/waiting", name="waiting_page", include_in_schema=False)
 async def waiting_page(
-    services: NamedDependency[Services],
-    viewer: NamedDependency[Viewer],
-    settled: Annotated[str, QueryParameter(name="settled", max_length=20)] = "",
+    request: Request[Any, Any, Any], services: NamedDependency[Services], viewer: NamedDependency[Viewer]
 ) -> Template:
     now = datetime.now(UTC)
     notes = tuple(
@@ -134,10 +136,18 @@ async def waiting_page(
         )
         for n, held in await services.consent.waiting_beside_held(viewer.actor)
     )
-    said = {"approve": "Approved: it is now among your memories.", "discard": "Discarded: it is gone."}
     asked = (await services.consent.controls(viewer.actor)).approval_required
-    page = WaitingPage(viewer.name, viewer.csrf_token, notes, said.get(settled, ""), asked)
-    return Template("me/waiting.html", context={"page": page}, headers=_HEADERS)
+    notice = SETTLED.read(services, viewer, request.cookies.get(SETTLED.name), now)
+    page = WaitingPage(viewer.name, viewer.csrf_token, notes, "" if notice is None else notice.message, asked)
+    cookies = [SETTLED.cleared()] if SETTLED.name in request.cookies else []
+    return Template("me/waiting.html", context={"page": page}, headers=_HEADERS, cookies=cookies)
+
+
+def settled_words(decision: Literal["approve", "discard"], key: str) -> str:
+    """What approving or discarding the note under `key` did ("Approved “tea”: …")."""
+    if decision == "approve":
+        return f"Approved “{key}”: it is now among your memories."
+    return f"Discarded “{key}”: it is gone."
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +167,9 @@ async def _settle(
         return _gone(request, viewer)
     if request.htmx:  # the row goes
         return Response("", status_code=200, media_type=MediaType.HTML, headers=_HEADERS)
-    return Redirect(f"/memories/waiting?settled={decision}", status_code=303, headers=_HEADERS)
+    notice = NoticeView(kind="done", message=settled_words(decision, settled.key))
+    cookie = SETTLED.sealed(services, viewer, notice, datetime.now(UTC))
+    return Redirect("/memories/waiting", status_code=303, headers=_HEADERS, cookies=[cookie])
 
 
 SettleBody = Annotated[SettleForm, Body(media_type=RequestEncodingType.URL_ENCODED)]
