@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 import inspect
 from collections.abc import Sequence
@@ -44,19 +45,22 @@ def load_resolver(settings: Settings) -> ScopeResolver:
     if not isinstance(resolver, ScopeResolver) or not callable(resolver.resolve):
         msg = f"ONFILE_SCOPE_RESOLVER={settings.scope_resolver} has no async resolve(ctx) method"
         raise SettingsError(msg)
-    return CheckedResolver(resolver, settings.scope_resolver)
+    return CheckedResolver(resolver, settings.scope_resolver, settings.scope_resolver_timeout.total_seconds())
 
 
 class CheckedResolver:
     """A deployment's resolver, held to what every path relies on: when it raises, or answers what
     cannot be a person's scopes (`resolved_problem`), `ScopeResolverError` names the setting and why,
-    instead of a page that silently shows nobody's memories or a bare 500. Its `resolve` is meant to
-    be async; one that answers at once (a plain `def`, or one wrapped by a decorator that hands back
-    the coroutine) is taken as it answers."""
+    instead of a page that silently shows nobody's memories or a bare 500; so does one that has not
+    answered within `seconds` (`ONFILE_SCOPE_RESOLVER_TIMEOUT`), rather than holding the turn with it.
+    Its `resolve` is meant to be async; one that answers at once (a plain `def`, or one wrapped by a
+    decorator that hands back the coroutine) is taken as it answers, and no deadline can stop a plain
+    `def` that blocks."""
 
-    def __init__(self, resolver: ScopeResolver, named: str) -> None:
+    def __init__(self, resolver: ScopeResolver, named: str, seconds: float) -> None:
         self._resolver = resolver
         self._named = named
+        self._seconds = seconds
 
     @property
     def wrapped(self) -> ScopeResolver:
@@ -64,12 +68,20 @@ class CheckedResolver:
         return self._resolver
 
     async def resolve(self, ctx: ScopeContext) -> Sequence[str]:
+        deadline = asyncio.timeout(self._seconds)
         try:
-            answer: object = self._resolver.resolve(ctx)
-            if inspect.isawaitable(answer):
-                answer = await answer
+            async with deadline:
+                answer: object = self._resolver.resolve(ctx)
+                if inspect.isawaitable(answer):
+                    answer = await answer
         except Exception as error:
-            msg = f"ONFILE_SCOPE_RESOLVER={self._named} failed for {own_scope(ctx.actor)}: {error!r}"
+            if deadline.expired():  # OnFile's deadline, not a timeout of the resolver's own
+                msg = (
+                    f"ONFILE_SCOPE_RESOLVER={self._named} did not answer for {own_scope(ctx.actor)} within "
+                    f"{self._seconds:g} s (ONFILE_SCOPE_RESOLVER_TIMEOUT)"
+                )
+            else:
+                msg = f"ONFILE_SCOPE_RESOLVER={self._named} failed for {own_scope(ctx.actor)}: {error!r}"
             raise ScopeResolverError(msg) from error
         problem = resolved_problem(answer, ctx.actor)
         if problem is not None:

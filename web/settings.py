@@ -162,6 +162,14 @@ class Settings:
             "Empty: actor, then tenant, then global."
         ),
     )
+    scope_resolver_timeout: timedelta = field(
+        default=timedelta(seconds=5),
+        metadata=_doc(
+            "How long a deployment's scope resolver may take to answer, as a whole number of seconds, minutes "
+            "or hours: 5s, 1m. Past it, the turn or page it was asked for is answered that it did not answer "
+            "(as when it fails), instead of waiting with it."
+        ),
+    )
     admin_gate: str = field(
         default="",
         metadata=_doc(
@@ -242,9 +250,10 @@ class Settings:
             if getattr(self, name) < 1:
                 msg = f"{PREFIX}{name.upper()} must be at least 1"
                 raise SettingsError(msg)
-        if self.role_recheck < timedelta(seconds=1):
-            msg = f"{PREFIX}ROLE_RECHECK must be at least 1s"
-            raise SettingsError(msg)
+        for name in ("role_recheck", "scope_resolver_timeout"):
+            if getattr(self, name) < timedelta(seconds=1):
+                msg = f"{PREFIX}{name.upper()} must be at least 1s"
+                raise SettingsError(msg)
         if not _EMBEDDER_SPEC.fullmatch(self.embedder.strip()):
             msg = (
                 f"{PREFIX}EMBEDDER must be use-multilingual, none, an http(s) address or "

@@ -68,6 +68,8 @@ def test_a_missing_dotenv_is_fine() -> None:
         ({"ONFILE_ROLE_RECHECK": "5 minutes"}, "such as 90s, 5m or 1h, not '5 minutes'"),
         ({"ONFILE_ROLE_RECHECK": "1.5h"}, "such as 90s, 5m or 1h"),
         ({"ONFILE_ROLE_RECHECK": "0s"}, "ONFILE_ROLE_RECHECK must be at least 1s"),
+        ({"ONFILE_SCOPE_RESOLVER_TIMEOUT": "0s"}, "ONFILE_SCOPE_RESOLVER_TIMEOUT must be at least 1s"),
+        ({"ONFILE_SCOPE_RESOLVER_TIMEOUT": "5"}, "ONFILE_SCOPE_RESOLVER_TIMEOUT must be a whole number of seconds"),
     ],
 )
 def test_bad_values_fail_at_start_up_naming_the_setting(values: dict[str, str], message: str) -> None:

@@ -5,8 +5,10 @@ journaled or written."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import replace
+from datetime import timedelta
 
 import pytest
 from litestar import Litestar
@@ -30,6 +32,11 @@ class PickyResolver:
         if person == "raises":
             msg = "the depot directory is down"
             raise RuntimeError(msg)
+        if person == "own-timeout":
+            msg = "the depot directory timed out"
+            raise TimeoutError(msg)
+        if person == "slow":
+            await asyncio.sleep(60)
         if person == "stringy":
             return "actor:stringy"
         if person == "ownless":
@@ -41,13 +48,19 @@ class PickyResolver:
 
 @pytest.fixture
 def settings(settings: Settings) -> Settings:
-    return replace(settings, scope_resolver="tests.web.test_a_failing_resolver:PickyResolver")
+    return replace(
+        settings,
+        scope_resolver="tests.web.test_a_failing_resolver:PickyResolver",
+        scope_resolver_timeout=timedelta(seconds=1),
+    )
 
 
 @pytest.mark.parametrize(
     ("person", "said"),
     [
         ("raises", "failed for actor:raises: RuntimeError('the depot directory is down')"),
+        ("own-timeout", "failed for actor:own-timeout: TimeoutError('the depot directory timed out')"),
+        ("slow", "did not answer for actor:slow within 1 s (ONFILE_SCOPE_RESOLVER_TIMEOUT)"),
         ("stringy", "cannot be used for actor:stringy: it answered 'actor:stringy' (str), not a list"),
         ("ownless", "cannot be used for actor:ownless: it left out actor:ownless, the person's own scope"),
         ("nosy", "cannot be used for actor:nosy: it answered 'actor:ada', an actor scope that is not actor:nosy"),
@@ -79,7 +92,7 @@ async def test_a_working_resolver_serves_the_minted_scope(client: AsyncTestClien
     assert answered.json()["scopes"] == ["actor:ada", "depot:spandau", "global"]
 
 
-@pytest.mark.parametrize("person", ["raises", "stringy", "ownless", "nosy"])
+@pytest.mark.parametrize("person", ["raises", "stringy", "ownless", "nosy", "slow"])
 async def test_the_person_gets_onfile_s_own_page_saying_it_cannot_tell_what_applies(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs, person: str
 ) -> None:
