@@ -80,6 +80,31 @@ async def test_a_date_past_either_end_lands_on_the_first_or_last_page_and_a_bad_
     assert past.one(attrs={"aria-current": "page"}).text == "Page 3"
     assert bad.one(attrs={"aria-current": "page"}).text == "Page 2"
     assert bad.one("input", {"name": "on"})["value"] == day(50), "it offers the first shown entry's day"
+    assert future.find(attrs={"data-beyond": True}) is None, "newest first, a day to come holds the newest"
+    assert past.one(attrs={"data-beyond": True}).text == (
+        "Nothing here was written on or before 1 January 1999: these are the oldest."
+    )
+    assert bad.find(attrs={"data-beyond": True}) is None
+
+
+async def test_the_page_says_so_when_the_address_asks_past_the_end(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(services, *one_a_day(130))
+    await login_as(ADA)
+
+    far = page_of(await client.get("/?group=you&page=99999"))
+    last = page_of(await client.get("/?group=you&page=3"))
+    newer = page_of(await client.get("/?group=you&sort=oldest&on=2999-01-01"))
+    within = page_of(await client.get(f"/?group=you&sort=oldest&on={day(20)}"))
+
+    assert far.one(attrs={"aria-current": "page"}).text == "Page 3"
+    assert far.one(attrs={"data-beyond": True}).text == "There is no page 99,999: this is the last, page 3."
+    assert last.find(attrs={"data-beyond": True}) is None
+    assert newer.one(attrs={"data-beyond": True}).text == (
+        "Nothing here was written on or after 1 January 2999: these are the newest."
+    )
+    assert within.find(attrs={"data-beyond": True}) is None
 
 
 async def test_the_order_by_key_offers_no_date_and_with_htmx_the_date_moves_the_focus_to_the_list(

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Literal
 
 from markupsafe import Markup
@@ -34,6 +34,7 @@ __all__ = (
     "author_kind",
     "author_words",
     "count_words",
+    "day_words",
     "exact_time",
     "not_theirs_to_change",
     "overridden_not_theirs",
@@ -264,6 +265,11 @@ _MONTHS = (
     "November",
     "December",
 )
+
+
+def day_words(day: date) -> str:
+    """A day written out: "1 September 2026" (in English whatever the locale)."""
+    return f"{day.day} {_MONTHS[day.month - 1]} {day.year}"
 
 
 def exact_time(moment: datetime) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, date, datetime
 from urllib.parse import quote, urlencode
 
 from store import Actor, DigestEntry, Override, memory_forget_verdict
@@ -26,6 +26,7 @@ from web.kit.words import (
     Mention,
     author_kind,
     count_words,
+    day_words,
     override_by,
     scope_words,
     written_by,
@@ -208,6 +209,8 @@ class GroupView:
     """The fields a "go to page" form sends beside the page number: this view on the group's own view."""
     date_jump: DateJumpView | None = None
     """The "go to a date" form, beside the page numbers of a group listed by date."""
+    beyond: str = ""
+    """Said when the address asked for more than the group holds (`_beyond`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,7 +395,25 @@ def group_view(group: GroupSelection, query: MemoryQuery, entries: EntryWording)
         empty=_empty_filtered(query) if query.filtered else _empty_group(group),
         jump=() if paged else _jump_fields(query, group.slug),
         date_jump=None if paged or query.order == "key" else _date_jump(query, group),
+        beyond=_beyond(group, query),
     )
+
+
+def _beyond(group: GroupSelection, query: MemoryQuery) -> str:
+    """What the group says when the address asks past its end — a page after its last, or a date before
+    its oldest memory (newest first) or after its newest (oldest first) — as the last page is shown."""
+    if group.slug != query.group or query.related or not group.shown or group.start + len(group.shown) < group.matched:
+        return ""
+    if query.on:
+        day, last = date.fromisoformat(query.on), group.shown[-1].record.updated_at.astimezone(UTC).date()
+        if query.order == "newest" and last > day:
+            return f"Nothing here was written on or before {day_words(day)}: these are the oldest."
+        if query.order == "oldest" and last < day:
+            return f"Nothing here was written on or after {day_words(day)}: these are the newest."
+        return ""
+    if query.page > group.pages:
+        return f"There is no page {query.page:,}: this is the last, page {group.pages:,}."
+    return ""
 
 
 def _jump_fields(query: MemoryQuery, slug: str) -> tuple[tuple[str, str], ...]:
