@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 
 from store.domain.administration import AdminGate
 from store.domain.types import Actor, ScopeContext
 from store.persistence import AuditTrail, MemoryControlStore, RunJournal, SqlMemoryProvider
 
-__all__ = ("ExpiredPruned", "Expiry", "LifetimeSetting")
+__all__ = ("ExpiredPruned", "ExpiringAtOnce", "Expiry", "LifetimeSetting")
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,15 @@ class LifetimeSetting:
     tenant_ref: str
     days: int | None
     chosen: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ExpiringAtOnce:
+    """What a lifetime would expire at once, before it is chosen: how many memories the assistant
+    concluded, about how many people."""
+
+    memories: int
+    people: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,18 +69,31 @@ class Expiry:
         days, chosen = await self._controls.concluded_lifetime(tenant)
         return LifetimeSetting(tenant, days, chosen)
 
-    async def set_lifetime(self, admin: Actor, *, days: int | None) -> LifetimeSetting | None:
+    async def expiring_at_once(self, admin: Actor, *, days: int | None, now: datetime) -> ExpiringAtOnce | None:
+        """What choosing `days` for `admin`'s organisation would expire at once (None for anyone who
+        administers none): asked before a shorter lifetime is chosen, so the administrator sees it."""
+        before = await self.lifetime_setting(admin)
+        if before is None:
+            return None
+        memories, people = await self._provider.expiring_at_once(before.tenant_ref, days, now=now)
+        return ExpiringAtOnce(memories, people)
+
+    async def set_lifetime(
+        self, admin: Actor, *, days: int | None, now: datetime | None = None
+    ) -> LifetimeSetting | None:
         """Set the lifetime of `admin`'s organisation, audited at its scope with the value before
-        (`byDefault` when it was the deployment's default) and after, and give what the assistant
-        already concluded about its people the expiry it sets, from each memory's last write or keep:
-        shortening it may expire some at once. Choosing again what is chosen already changes and
-        records nothing."""
+        (`byDefault` when it was the deployment's default) and after, with how many memories it expired
+        at once (`expiredAtOnce`), and give what the assistant already concluded about its people the
+        expiry it sets, from each memory's last write or keep: shortening it may expire some at once.
+        Choosing again what is chosen already changes and records nothing."""
         before = await self.lifetime_setting(admin)
         if before is None:
             return None
         if before.chosen and before.days == days:  # chosen already (a second tab): no act to record
             return before
         async with self._provider.together():
+            # read inside the write transaction, which holds off every other writer until it commits
+            expired, _ = await self._provider.expiring_at_once(before.tenant_ref, days, now=now or datetime.now(UTC))
             await self._controls.set_concluded_lifetime(before.tenant_ref, days=days, by=admin.id)
             await self._provider.reset_expiry(before.tenant_ref, days)
             await self._audit.append(
@@ -80,7 +102,7 @@ class Expiry:
                 scope=f"tenant:{before.tenant_ref}",
                 key=None,
                 before={"concludedLifetimeDays": before.days, **({} if before.chosen else {"byDefault": True})},
-                after={"concludedLifetimeDays": days},
+                after={"concludedLifetimeDays": days, **({"expiredAtOnce": expired} if expired else {})},
             )
         return LifetimeSetting(before.tenant_ref, days, chosen=True)
 

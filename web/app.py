@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -83,14 +82,13 @@ from web.me.pages import (
 from web.me.readback import delete_memory, list_memories
 from web.me.waiting import pause_memory, settle_waiting, waiting_api, waiting_page
 from web.openapi_document import REQUEST_BODIES, SCHEMA_PATH, ExactBodiesJsonRenderPlugin, names_nothing_in_the_schema
-from web.services import Services, open_services
+from web.services import PRUNE_EVERY, Services, open_services
 from web.settings import Settings
 from web.support.preview import support_router
 
 __all__ = ("PROJECT_ROOT", "create_app")
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-PRUNE_EVERY = timedelta(minutes=15)
 OPERATOR_CHALLENGE = 'Bearer realm="onfile-operator"'
 
 

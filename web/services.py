@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import partial
 
 from store import Diagnostics, MemoryConfig
@@ -35,7 +35,10 @@ from web.metrics import MemoryMetrics
 from web.plugins import load_embedder, load_gate, load_resolver
 from web.settings import Settings
 
-__all__ = ("Services", "open_services")
+__all__ = ("PRUNE_EVERY", "Services", "open_services")
+
+PRUNE_EVERY = timedelta(minutes=15)
+"""How often a serving process removes what expired (`onfile prune` does it at once)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,7 @@ __all__ = (
     "delete_records_at_scope",
     "delete_records_returning",
     "expiries_at_scope",
+    "expiring_at_scopes",
     "insert_records",
     "insert_records_where_free",
     "keep_record",
@@ -682,6 +683,27 @@ async def reset_expiry_at_scopes(
         )
         await connection.execute(statement, changes)
     return sum(1 for change in changes if change["row_expires_at"] is not None)
+
+
+async def expiring_at_scopes(
+    connection: AsyncConnection,
+    scopes: Select[Any] | Sequence[str],
+    expiry: Callable[[datetime, datetime | None], datetime | None],
+    *,
+    now: datetime,
+) -> tuple[int, int]:
+    """How many of the records the assistant concluded at `scopes` the expiry `expiry(updated_at,
+    confirmed_at)` would expire by `now` that have not expired already, and at how many scopes (people)
+    they are: what giving them that expiry takes away at once. Nothing is changed."""
+    statement = select(memory.c.scope, memory.c.updated_at, memory.c.confirmed_at, memory.c.expires_at).where(
+        memory.c.origin_author == "agent", memory.c.scope.in_(scopes)
+    )
+    going: dict[str, int] = {}
+    for scope, updated, confirmed, expires in (await connection.execute(statement)).all():
+        after = expiry(updated, confirmed)
+        if after is not None and after <= now and (expires is None or expires > now):
+            going[scope] = going.get(scope, 0) + 1
+    return sum(going.values()), len(going)
 
 
 async def delete_expired_records(connection: AsyncConnection, *, now: datetime) -> list[tuple[str, str]]:

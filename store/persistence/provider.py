@@ -41,6 +41,7 @@ from store.persistence.memories import (
     delete_records_at_scope,
     delete_records_returning,
     expiries_at_scope,
+    expiring_at_scopes,
     insert_records,
     insert_records_where_free,
     keep_record,
@@ -270,6 +271,16 @@ class SqlMemoryProvider:
 
         async with writing(self._engine) as connection:
             return await reset_expiry_at_scopes(connection, scopes_of_people_in(tenant_ref), expiry)
+
+    async def expiring_at_once(self, tenant_ref: str, lifetime_days: int | None, *, now: datetime) -> tuple[int, int]:
+        """How many of what the assistant concluded about the people of `tenant_ref` the lifetime
+        `lifetime_days` would expire at once (by `now`), and about how many people: nothing is changed."""
+
+        def expiry(updated_at: datetime, confirmed_at: datetime | None) -> datetime | None:
+            return concluded_expiry("agent", expiry_basis(updated_at, confirmed_at), lifetime_days)
+
+        async with reading(self._engine) as connection:
+            return await expiring_at_scopes(connection, scopes_of_people_in(tenant_ref), expiry, now=now)
 
     async def reset_expiry_of(self, person: Actor) -> int:
         """Give what the assistant concluded about `person` the expiry their organisation now sets (none

@@ -162,3 +162,45 @@ def test_the_new_pages_have_no_serious_accessibility_violations(browser: Browser
         context.close()
 
     assert found == {}
+
+
+def test_lena_is_asked_before_a_shorter_lifetime_expires_max_s_old_conclusions(
+    browser: Browser, server: ServerProcess, artifacts: Path
+) -> None:
+    lena = browser.new_context(viewport=DESKTOP, bypass_csp=True)
+    admin = log_in(lena, server, "lena")
+    admin.goto(f"{server.base_url}/admin/organisation")
+    admin.select_option("[data-lifetime-choice]", "30")
+    admin.click("[data-action='set-lifetime']")
+
+    question = admin.locator("[data-confirm-lifetime]")
+    expect(question).to_be_visible()
+    going = int(question.get_attribute("data-confirm-lifetime") or 0)
+    assert going > 0, "the demo holds conclusions older than 30 days"
+    expect(admin.locator("h1")).to_have_text(f"Expire {going:,} memories at once?")
+    shoot(admin, artifacts, "organisation-lifetime-question-desktop")
+    admin.add_script_tag(
+        content=Path(axe_playwright_python.__file__).with_name("axe.min.js").read_text(encoding="utf-8")
+    )
+    assert (
+        admin.evaluate(
+            "async () => (await axe.run(document, {resultTypes: ['violations']})).violations"
+            ".filter(v => v.impact === 'serious' || v.impact === 'critical').map(v => v.id)"
+        )
+        == []
+    )
+    admin.click("[data-action='back']")
+    expect(admin.locator("[data-lifetime]")).to_contain_text("kept until the person forgets them")
+
+    admin.select_option("[data-lifetime-choice]", "30")
+    admin.click("[data-action='set-lifetime']")
+    admin.click("[data-action='confirm-lifetime']")
+
+    notice = admin.locator("[data-notice='done']")
+    expect(notice).to_contain_text(f"{going:,} memories about")
+    expect(notice).to_be_focused()
+    expect(admin.locator("[data-lifetime]")).to_contain_text("kept for 30 days")
+    lena.close()
+    max_page = log_in(browser.new_context(viewport=DESKTOP), server, "max")
+    max_page.goto(f"{server.base_url}/?group=you&sort=oldest")
+    expect(max_page.locator("[data-expiry='expired']").first).to_be_visible()

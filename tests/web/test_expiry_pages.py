@@ -257,3 +257,97 @@ async def test_an_expired_note_of_theirs_no_longer_claims_to_override_the_wider_
     kept = tree(await client.get("/"))
     assert entry(kept, concluded).find(attrs={"data-overrides": True}) is not None
     assert entry(kept, berlin.id).find(attrs={"data-overridden": True}) is not None
+
+
+async def ada_has_old_conclusions(services: Services) -> tuple[str, str]:
+    """Ada is known in Berlin, with a note the assistant concluded 100 days ago and one she stated then."""
+    await services.people.note(ADA)
+    concluded, stated = await ada_has_notes(services)
+    long_ago = datetime.now(UTC) - timedelta(days=100)
+    async with services.provider.engine.begin() as connection:
+        await connection.execute(text("UPDATE agent_memory SET updated_at = :then"), {"then": long_ago})
+    return concluded, stated
+
+
+async def test_a_lifetime_that_expires_memories_at_once_is_asked_first_and_kept_when_declined(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    concluded, stated = await ada_has_old_conclusions(services)
+    token = await login_as(LENA)
+
+    asked = await client.post("/admin/organisation/lifetime", data={"csrf_token": token, "days": "30"})
+
+    assert asked.status_code == 200
+    question = tree(asked).one(attrs={"data-confirm-lifetime": True})
+    assert question["data-confirm-lifetime"] == "1"
+    assert tree(asked).one("h1").text == "Expire 1 memory at once?"
+    assert question.one(attrs={"data-people": True}).text == "1 person"
+    assert "Within 15 minutes OnFile deletes it for good" in question.text
+    assert question.one("a", {"data-action": "back"})["href"] == "/admin/organisation"
+    setting = await services.expiry.lifetime_setting(LENA)
+    assert setting is not None
+    assert (setting.days, setting.chosen) == (None, False), "asking changes nothing"
+    assert {r.id for r in await services.provider.list(scopes=["actor:ada"], ctx=ScopeContext(actor=ADA))} == {
+        concluded,
+        stated,
+    }
+
+
+async def test_confirming_a_lifetime_expires_them_says_how_many_and_the_trail_keeps_the_count(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    concluded, stated = await ada_has_old_conclusions(services)
+    token = await login_as(LENA)
+    asked = tree(await client.post("/admin/organisation/lifetime", data={"csrf_token": token, "days": "30"}))
+    form = asked.one("form", {"action": "/admin/organisation/lifetime"})
+    sent = {field["name"]: field["value"] for field in form.find_all("input")}
+
+    saved = await client.post("/admin/organisation/lifetime", data=sent, follow_redirects=False)
+
+    assert saved.status_code == 303
+    page = tree(await client.get("/admin/organisation"))
+    notice = page.one(attrs={"data-notice": "done"})
+    assert notice.one("p", {"class": "notice-message"}).text == (
+        "Saved: what the assistant concludes is now kept for 30 days after the person last kept them or the "
+        "assistant last wrote them. 1 memory about 1 person expired at once."
+    )
+    assert notice["tabindex"] == "-1"
+    [entry] = [e for e in await services.audit.at_scopes(["tenant:berlin"]) if e.action == "lifetime"]
+    assert entry.after == {"concludedLifetimeDays": 30, "expiredAtOnce": 1}
+    audit = " ".join(tree(await client.get("/admin/audit")).text.split())
+    assert "; 1 memory it had concluded expired at once" in audit
+    await login_as(ADA)
+    expired = tree(await client.get("/")).one("li", {"data-entry": concluded}).find(attrs={"data-expiry": "expired"})
+    assert expired is not None, "still on her page, where she can keep it until it is pruned"
+    assert tree(await client.get("/")).one("li", {"data-entry": stated}).find(attrs={"data-expiry": True}) is None
+
+
+async def test_a_lifetime_confirmed_for_fewer_than_now_expire_is_asked_again_with_the_new_count(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    await ada_has_old_conclusions(services)
+    token = await login_as(LENA)
+    form = {"csrf_token": token, "days": "30", "confirmed": "yes"}
+
+    again = await client.post("/admin/organisation/lifetime", data={**form, "expect": "0"})
+    forged = await client.post("/admin/organisation/lifetime", data={**form, "expect": "one"})
+
+    for answer in (again, forged):
+        assert answer.status_code == 200
+        assert tree(answer).one(attrs={"data-confirm-lifetime": True}).find(attrs={"data-changed": True}) is not None
+    setting = await services.expiry.lifetime_setting(LENA)
+    assert setting is not None
+    assert setting.chosen is False
+
+
+async def test_a_lifetime_that_expires_nothing_at_once_is_saved_without_a_question(
+    client: Client, services: Services, login_as: LoginAs
+) -> None:
+    await ada_has_notes(services)
+    await services.people.note(ADA)
+
+    assert await organisation_keeps_for(client, login_as, "30") == 303
+
+    notice = tree(await client.get("/admin/organisation")).one(attrs={"data-notice": "done"})
+    assert notice.text.strip().startswith("Saved: what the assistant concludes is now kept for 30 days")
+    assert "expired at once" not in notice.text

@@ -214,7 +214,11 @@ def _detail(entry: AuditEntry, names: Mapping[str, str], actor: Actor) -> Mentio
     if entry.action == "approval":
         return _setting_change("approvalRequired", before, after, _approval_words)
     if entry.action == "lifetime":
-        return _setting_change("concludedLifetimeDays", before, after, _lifetime_words)
+        said = _setting_change("concludedLifetimeDays", before, after, _lifetime_words)
+        expired = after.get("expiredAtOnce")
+        if isinstance(expired, int) and expired > 0:
+            return Mention(f"{said.lead}; {count_words(expired)} it had concluded expired at once")
+        return said
     return None
 
 
