@@ -170,3 +170,39 @@ async def test_a_demo_button_while_the_local_provider_is_down_says_so_and_offers
     page = parse(response.text)
     assert page.one(attrs={"data-testid": "login-error"}) is not None
     assert page.one("a", {"data-action": "retry-login"})["href"] == "/login"
+
+
+async def test_the_signed_out_page_opened_while_signed_in_says_who_still_is_and_signs_out(
+    demo: tuple[AsyncTestClient[Litestar], Services],
+) -> None:
+    client, services = demo
+    await client.get(local((await client.get("/login", params={"person": "ada"})).headers["location"]))
+    session_id = client.cookies[SESSION_COOKIE]
+
+    still = parse((await client.get("/signed-out")).text)
+
+    assert still.find(attrs={"data-testid": "signed-out"}) is None
+    assert still.one(attrs={"data-still-signed-in": True}).text == "Ada Lindqvist"
+    assert still.one("h1").text == "You are still signed in"
+    token = still.one("main").one("form", {"action": "/logout"}).one("input", {"name": "csrf_token"})["value"]
+    out = await client.post("/logout", data={"csrf_token": token})
+    assert (out.status_code, out.headers["location"]) == (303, "/signed-out")
+    assert await services.sessions.get(session_id) is None
+    after = parse((await client.get("/signed-out")).text)
+    assert after.one(attrs={"data-testid": "signed-out"}).one("h1").text == "You are signed out"
+
+
+async def test_the_demo_sign_in_page_says_who_is_signed_in_already(
+    demo: tuple[AsyncTestClient[Litestar], Services],
+) -> None:
+    client, _ = demo
+    signed_out = parse((await client.get("/login")).text)
+    await client.get(local((await client.get("/login", params={"person": "ada"})).headers["location"]))
+
+    signed_in = parse((await client.get("/login")).text)
+
+    assert signed_out.find(attrs={"data-signed-in-already": True}) is None
+    assert signed_out.find(attrs={"data-account": True}) is None
+    assert "Ada Lindqvist" in signed_in.one(attrs={"data-signed-in-already": True}).text
+    assert signed_in.one(attrs={"data-account": True}).one(attrs={"data-viewer-name": True}).text == "Ada Lindqvist"
+    assert len(signed_in.find_all("button", {"data-action": "sign-in-as"})) == len(DEMO_PEOPLE)

@@ -34,8 +34,16 @@ def _login_failed(error: LoginError, next_path: str, status: int, cookies: list[
     )
 
 
+async def _account(services: Services, request: Request[object, object, State]) -> dict[str, str] | None:
+    """Who is signed in on this browser, for a page that must not pretend nobody is: their name, and
+    the token their Sign out form sends."""
+    viewer = await load_viewer(services, request.cookies.get(SESSION_COOKIE))
+    return None if viewer is None else {"viewer_name": viewer.name, "csrf_token": viewer.csrf_token}
+
+
 @get("/login", name="login", include_in_schema=False)
 async def login(
+    request: Request[object, object, State],
     services: NamedDependency[Services],
     oidc: NamedDependency[OidcClient],
     sealer: NamedDependency[TransactionSealer],
@@ -47,6 +55,8 @@ async def login(
     demo people; `person` is the one whose button was pressed, signed in through the local provider."""
     target = safe_next_path(next_path)
     if demo_sign_in is not None:
+        if person is None:  # the demo's own page, saying who is signed in already, if anyone is
+            return _sign_in_page(SignInPage(demo_sign_in.people, target), account=await _account(services, request))
         return await _demo_login(services, oidc, sealer, demo_sign_in, target, person)
     try:
         url, transaction = await oidc.begin(target)
@@ -61,12 +71,10 @@ async def _demo_login(
     sealer: TransactionSealer,
     demo_sign_in: DemoSignIn,
     target: str,
-    person: str | None,
+    person: str,
 ) -> Template | Redirect:
-    """The demo's page; for a person on it, the code flow begun and the provider's form answered for
-    them, so the browser goes on to the callback with the code the provider issued."""
-    if person is None:
-        return _sign_in_page(SignInPage(demo_sign_in.people, target))
+    """For a person on the demo's page, the code flow begun and the provider's form answered for them,
+    so the browser goes on to the callback with the code the provider issued."""
     chosen = demo_sign_in.person(person)
     if chosen is None:
         error = f"No one with the id “{person}” is in this demo. Choose one of the people below."
@@ -82,8 +90,9 @@ async def _demo_login(
     return Redirect(callback_url, status_code=303, cookies=[_login_cookie(services, sealer, transaction)])
 
 
-def _sign_in_page(page: SignInPage, status: int = 200) -> Template:
-    return Template(template_name="auth/sign_in.html", context={"page": page}, status_code=status)
+def _sign_in_page(page: SignInPage, status: int = 200, account: dict[str, str] | None = None) -> Template:
+    context: dict[str, object] = {"page": page, **({"account": account} if account else {})}
+    return Template(template_name="auth/sign_in.html", context=context, status_code=status)
 
 
 def _login_cookie(services: Services, sealer: TransactionSealer, transaction: LoginTransaction) -> Cookie:
@@ -156,5 +165,12 @@ async def logout(
 
 
 @get("/signed-out", name="signed_out", include_in_schema=False)
-async def signed_out() -> Template:
-    return Template(template_name="auth/signed_out.html", context={})
+async def signed_out(request: Request[object, object, State], services: NamedDependency[Services]) -> Template:
+    """Where signing out ends. Opened again while signed in (from the history, say), it says who still
+    is, with Sign out, rather than that nobody is."""
+    account = await _account(services, request)
+    return Template(
+        template_name="auth/signed_out.html",
+        context={"account": account} if account else {},
+        headers={"Cache-Control": "no-store"},
+    )
