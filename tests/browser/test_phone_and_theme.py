@@ -216,3 +216,15 @@ def test_a_slow_search_says_it_is_loading_and_a_quick_one_shows_nothing(
     expect(page.locator("[aria-busy]")).to_have_count(0)
     expect(page.locator("[data-entry][data-key='depot']")).to_be_visible()
     context.close()
+
+
+def test_a_search_for_an_address_with_no_space_wraps_on_a_phone(browser: Browser, server: ServerProcess) -> None:
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    sign_in(page, server.base_url, "ada")
+
+    page.goto(f"{server.base_url}/?q=https://intranet.example.com/finance/reports/2026/quarterly/q3/final.pdf")
+
+    expect(page.locator("[data-empty='no-match']")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    context.close()

@@ -112,20 +112,27 @@ def test_ada_pauses_memory_then_approves_one_note_and_discards_another(
     digest_keys(server, "run_held")
     held = [
         agent(server, "run_held/remember", {"callId": call, "key": key, "fact": fact})
-        for call, key, fact in [("c1", "tea", "she drinks green tea"), ("c2", "desk", "she sits by the window")]
+        for call, key, fact in [
+            ("c1", "tea", "she drinks green tea"),
+            ("c2", "desk", "she sits by the window"),
+            ("c3", "report", "https://intranet.example.com/finance/reports/2026/quarterly/q3/final-version.pdf"),
+        ]
     ]
     assert all(answer["ok"] and answer["pending"] for answer in held)
     assert not {"tea", "desk"} & set(digest_keys(server, "run_waiting"))
 
     page.reload()
-    expect(page.locator("[data-action='waiting']")).to_have_attribute("data-waiting-count", "2")
+    expect(page.locator("[data-action='waiting']")).to_have_attribute("data-waiting-count", "3")
     shoot(page, artifacts, "waiting-count-desktop")
     page.click("[data-action='waiting']")
     page.wait_for_url(f"{server.base_url}/memories/waiting")
-    expect(page.locator("[data-waiting-id]")).to_have_count(2)
+    expect(page.locator("[data-waiting-id]")).to_have_count(3)
     shoot(page, artifacts, "waiting-desktop")
     page.set_viewport_size(PHONE)
     shoot(page, artifacts, "waiting-phone")
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"], "the address wraps"
+    page.locator("[data-waiting-id][data-key='report'] [data-action='discard']").click()
+    expect(page.locator("[data-settled]")).to_have_text("Discarded “report”: it is gone.")
     page.locator("[data-waiting-id][data-key='tea'] [data-action='approve']").click()
     expect(page.locator("[data-settled]")).to_have_text("Approved “tea”: it is now among your memories.")
     expect(page.locator("[data-settled]")).to_be_focused()
