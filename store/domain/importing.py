@@ -146,7 +146,7 @@ def _line(number: int, item: object, current: Mapping[str, str], seen: set[str],
     if not isinstance(key, str) or not isinstance(text, str):
         return ImportLine(number, _shown(key), _shown(text), "error", reason="This line needs a key and a text.")
     if isinstance(scope, str) and not scope.startswith("actor:"):
-        reason = "Held for others, not a note of yours: left as it is."
+        reason = "Held for others, not a note of yours, so it is left as it is."
         return ImportLine(number, _shown(key), _shown(text), "shared", reason=reason)
     checked = check_memory_input(key, text, max_fact_chars=max_fact_chars)
     if checked.error is not None:

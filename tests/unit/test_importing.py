@@ -42,7 +42,7 @@ def test_a_fact_held_for_others_is_left_out_and_never_stops_the_import() -> None
     found = plan([{"key": "manifest", "text": "printed", "scope": "tenant:berlin"}, {"key": "team", "text": "x"}])
 
     assert found.lines[0] == ImportLine(
-        1, "manifest", "printed", "shared", reason="Held for others, not a note of yours: left as it is."
+        1, "manifest", "printed", "shared", reason="Held for others, not a note of yours, so it is left as it is."
     )
     assert found.applicable
 

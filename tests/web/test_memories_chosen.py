@@ -284,6 +284,25 @@ async def test_a_wider_value_her_own_setting_overrides_is_refused_for_what_it_is
     assert [(r.key, r.text) for r in everyone] == [("units", "miles")]
 
 
+async def test_opening_a_wider_value_her_own_setting_overrides_goes_to_the_entry_that_lists_it(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed(
+        services,
+        make_record("m_units", "units", "kilometres", author="human"),
+        make_record("g_units", "units", "miles", "global", author="human", actor_ref="gil"),
+    )
+    await login_as(ADA)
+
+    opened = await client.get("/memories/g_units", params={"back": "/?q=units"}, follow_redirects=False)
+    unknown = await client.get("/memories/nope", follow_redirects=False)
+
+    assert (opened.status_code, opened.headers["location"]) == (303, "/?q=units#entry-m_units")
+    listed = page_of(await client.get("/?q=units")).one("li", {"id": "entry-m_units"})
+    assert listed.one(attrs={"data-override": True}).text.count("miles") == 1
+    assert unknown.status_code == 404
+
+
 async def test_the_correction_form_never_stops_what_its_hint_says_it_takes(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:

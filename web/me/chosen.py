@@ -241,7 +241,8 @@ async def edit_memory(
         max_chars=visit.services.settings.max_fact_chars,
     )
     if not view.entry.forgettable:
-        return _problem(request, visit.viewer, query, ProblemView(403, _NOT_CHANGED, view.entry.managed))
+        said = not_theirs_to_change(entry.scope, visit.viewer.actor)
+        return _problem(request, visit.viewer, query, ProblemView(403, _NOT_CHANGED, said))
     return _edit_answer(request, view, 200)
 
 

@@ -236,10 +236,16 @@ async def memory_row(
     memory_id: FromPath[str],
     back: Annotated[str, QueryParameter(name="back", description="The view to come back to.")] = "/",
 ) -> Template | Redirect:
-    """One entry: its row for htmx (the way back from an in-place step); a browser goes to it on the page."""
+    """One entry: its row for htmx (the way back from an in-place step); a browser goes to it on the page.
+    A wider value the person's own setting overrides is listed under that setting's entry: a browser goes
+    there."""
     query = _back(request, back)
     found = await on_file_of_ids(visit.services, visit.viewer.actor, [memory_id])
     entry = next((e for e in found.entries if e.record.id == memory_id), None)
+    beaten = found.overridden(memory_id) if entry is None else None
+    if beaten is not None and not request.htmx:
+        applying = found.entry_of(beaten).record.id
+        return Redirect(f"{query.href()}#entry-{applying}", status_code=303)
     if entry is None:
         problem = ProblemView(404, "That memory isn't on file for you", _GONE)
         return await _gone(request, visit, query, problem)
