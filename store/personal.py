@@ -23,6 +23,7 @@ for a forget-all the waiting notes discarded with them, counted in the transacti
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -41,6 +42,7 @@ from store.domain.scopes import own_scope
 from store.domain.types import Actor, DigestEntry, MemoryRecord, ScopeContext
 from store.memory import NOT_ON_FILE, ForgetOutcome, MemoryConfig, scopes_on_file
 from store.persistence import AuditTrail, ForgottenStash, MemoryControlStore, RunJournal, SqlMemoryProvider
+from store.persistence.memories import Meaning
 from store.restating import restate
 
 __all__ = (
@@ -139,11 +141,12 @@ class PersonalMemories:
         ids = [e.record.id for e in choice.goes]
         async with self._provider.together():
             removed = await self._provider.removal(own, ids)
+            meanings = await self._provider.meanings_before_forgetting(ids, ctx=ctx) if undoable else {}
             gone = await self._provider.forget_many(ids=ids, ctx=ctx)
             if not gone:
                 return Forgotten(records=(), ticket=None)
             if undoable:
-                payload = [{"record": record_to_json(r), "createdAt": created.isoformat()} for r, created in gone]
+                payload = [_stashed(r, created, meanings.get(r.id)) for r, created in gone]
                 sealed = Fernet(key).encrypt(json.dumps(payload).encode())
                 ticket = UndoTicket(await self._stash.keep(owner=own, sealed=sealed), key.decode())
             redacted = await self._audit.redact_keys(own, [r.key for r, _ in gone])
@@ -218,7 +221,8 @@ class PersonalMemories:
         if opened is None or not await self._stash.discard(ticket.stash, owner=own):
             return Undone("expired", reason="It is too late to undo that: it can be undone for ten minutes.")
         ctx = ScopeContext(actor=actor)
-        forgotten = [r for r, _ in opened]
+        stashed, meanings = opened
+        forgotten = [r for r, _ in stashed]
         # Only whether each key is held at the person's own scope again decides: those records are read.
         held = await self._provider.records_holding([own], [r.key for r in forgotten])
         scopes = await scopes_on_file(self._config, ctx)
@@ -226,7 +230,9 @@ class PersonalMemories:
         if plan.refused:
             return Undone("refused", reason=plan.refused)
         wanted = {r.id for r in plan.restore}
-        back = set(await self._provider.put_back([(r, c) for r, c in opened if r.id in wanted], ctx=ctx))
+        back = set(
+            await self._provider.put_back([(r, c) for r, c in stashed if r.id in wanted], ctx=ctx, meanings=meanings)
+        )
         restored = tuple(r for r in plan.restore if r.id in back)
         # a key written between the plan and the insert is kept too: never overwritten by an undo
         superseded = plan.superseded + tuple(r for r in plan.restore if r.id not in back)
@@ -250,10 +256,26 @@ class PersonalMemories:
         return Correction("done", before=change[0], after=change[1])
 
 
-def _open(sealed: bytes, key: str) -> list[tuple[MemoryRecord, datetime]] | None:
-    """The records a stash holds, or None when the key does not open it."""
+def _stashed(record: MemoryRecord, created: datetime, meaning: Meaning | None) -> dict[str, object]:
+    """One forgotten record as its stash holds it, with its vector when it had one."""
+    item: dict[str, object] = {"record": record_to_json(record), "createdAt": created.isoformat()}
+    if meaning is not None:
+        item["embedder"] = meaning.embedder
+        item["vector"] = base64.b64encode(meaning.vector).decode()
+    return item
+
+
+def _open(sealed: bytes, key: str) -> tuple[list[tuple[MemoryRecord, datetime]], dict[str, Meaning]] | None:
+    """The records a stash holds, and the vectors it kept of them by id, or None when the key does not
+    open it."""
     try:
         payload = json.loads(Fernet(key.encode()).decrypt(sealed))
-        return [(record_from_json(item["record"]), datetime.fromisoformat(item["createdAt"])) for item in payload]
+        records = [(record_from_json(item["record"]), datetime.fromisoformat(item["createdAt"])) for item in payload]
+        meanings = {
+            record.id: Meaning(str(item["embedder"]), base64.b64decode(item["vector"]))
+            for (record, _), item in zip(records, payload, strict=True)
+            if "vector" in item
+        }
     except (InvalidToken, ValueError, TypeError, KeyError):
         return None
+    return records, meanings

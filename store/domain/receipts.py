@@ -90,7 +90,10 @@ def deletion_receipt(act: Act, person: str, at: datetime, removal: Removal, *, r
         lines.append(ReceiptLine("waiting", removal.waiting, f"{waiting} waiting for approval deleted."))
     if removal.undo_kept:
         copies = _n(removal.undo_kept, "memory", "memories")
-        words = f"{copies} kept encrypted for ten minutes so the forget can be undone; only your browser holds the key."
+        words = (
+            f"{copies} kept encrypted for ten minutes, with any vector made of them, so the forget can be undone; "
+            "only your browser holds the key."
+        )
         lines.append(ReceiptLine("undo", 0, words, kept=removal.undo_kept))
     if act == "erasure":
         records = _n(removal.conversations, "conversation record", "conversation records")

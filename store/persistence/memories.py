@@ -63,6 +63,7 @@ __all__ = (
     "insert_records_where_free",
     "keep_record",
     "key_in_code_points",
+    "meanings_at_scope",
     "record_at",
     "record_by_id",
     "record_created_at",
@@ -432,6 +433,27 @@ async def delete_records_returning(
         )
         gone.extend((record_from_row(row), row[11]) for row in (await connection.execute(statement)).all())
     return gone
+
+
+async def meanings_at_scope(connection: AsyncConnection, *, ids: Sequence[str], scope: str) -> dict[str, Meaning]:
+    """The vectors of the records `ids` held at `scope` that have one, by id: kept beside what a forget
+    stashes, so that its undo puts each back with its vector rather than making it again."""
+    found: dict[str, Meaning] = {}
+    distinct = list(dict.fromkeys(ids))
+    for start in range(0, len(distinct), _AT_ONCE):
+        statement = select(memory.c.id, memory.c.embedder, memory.c.embedding).where(
+            memory.c.id.in_(distinct[start : start + _AT_ONCE]),
+            memory.c.scope == scope,
+            memory.c.embedding.is_not(None),
+        )
+        found.update(
+            (id, Meaning(embedder, bytes(vector))) for id, embedder, vector in await _all(connection, statement)
+        )
+    return found
+
+
+async def _all(connection: AsyncConnection, statement: Any) -> list[Any]:
+    return list((await connection.execute(statement)).all())
 
 
 async def insert_records_where_free(

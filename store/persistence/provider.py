@@ -13,7 +13,7 @@ from __future__ import annotations
 import builtins
 import logging
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
@@ -45,6 +45,7 @@ from store.persistence.memories import (
     insert_records,
     insert_records_where_free,
     keep_record,
+    meanings_at_scope,
     record_at,
     record_by_id,
     record_created_at,
@@ -226,20 +227,38 @@ class SqlMemoryProvider:
         async with writing(self._engine) as connection:
             return await delete_records_returning(connection, ids=ids, scope=own_scope(ctx.actor))
 
+    async def meanings_before_forgetting(self, ids: Sequence[str], *, ctx: ScopeContext) -> dict[str, Meaning]:
+        """The vectors of the actor's own records `ids`, by id, read in the write transaction of the
+        `together()` block that forgets them: what their undo puts back with them."""
+        async with writing(self._engine) as connection:
+            return await meanings_at_scope(connection, ids=ids, scope=own_scope(ctx.actor))
+
     async def put_back(
-        self, records: Sequence[tuple[MemoryRecord, datetime]], *, ctx: ScopeContext
+        self,
+        records: Sequence[tuple[MemoryRecord, datetime]],
+        *,
+        ctx: ScopeContext,
+        meanings: Mapping[str, Meaning] | None = None,
     ) -> builtins.list[str]:
         """Insert forgotten records again exactly as they were (id, text, origin, creation and update
         times, pin), each with its vector, in one transaction: only at the actor's own scope, and never
         over a record holding the id or the (scope, key) now; what the assistant concluded expires as
-        its organisation's lifetime says, counted from its last write. The ids put back."""
+        its organisation's lifetime says, counted from its last write. A vector kept from before (in
+        `meanings`, by id) is put back as it was, when the embedder that made it is still the one in
+        use; the others are made again. The ids put back."""
         own = own_scope(ctx.actor)
         mine = [(record, created) for record, created in records if record.scope == own]
-        meanings: builtins.list[Meaning | None] = []
-        for start in range(0, len(mine), _EMBEDDED_AT_ONCE):
-            meanings.extend(await self._meanings([record for record, _ in mine[start : start + _EMBEDDED_AT_ONCE]]))
+        kept = meanings or {}
+        current = None if self._embedder is None else self._embedder.name
+        ready = {id: m for id, m in kept.items() if m.embedder == current}
+        missing = [record for record, _ in mine if record.id not in ready]
+        made: builtins.list[Meaning | None] = []
+        for start in range(0, len(missing), _EMBEDDED_AT_ONCE):
+            made.extend(await self._meanings(missing[start : start + _EMBEDDED_AT_ONCE]))
+        remade = {record.id: meaning for record, meaning in zip(missing, made, strict=True)}
+        meanings_in_order = [ready.get(record.id) or remade.get(record.id) for record, _ in mine]
         async with writing(self._engine) as connection:
-            inserted = await insert_records_where_free(connection, mine, meanings)
+            inserted = await insert_records_where_free(connection, mine, meanings_in_order)
             lifetime = await concluded_lifetime_of(connection, ctx.actor.tenant_ref)
             if inserted and lifetime is not None:  # what the assistant concluded comes back under its lifetime
 

@@ -259,3 +259,40 @@ async def test_a_refused_erasure_is_audited_about_the_person_and_removes_nothing
         ("jonas", "erase-refused", scope) for scope in ("global", "tenant:berlin")
     }, "where her organisation's and every global administrator see it, never in his organisation's trail"
     assert "agent_memory" in await world.holding(SECRET)
+
+
+class CountingEmbedder(HashEmbedder):
+    """`HashEmbedder`, counting the texts it was asked to embed."""
+
+    def __init__(self) -> None:
+        self.embedded = 0
+
+    async def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.embedded += len(texts)
+        return await super().embed(texts)
+
+
+async def test_an_undo_puts_each_memory_back_with_the_vector_it_had_without_embedding_it_again(
+    engine: AsyncEngine, database_url: str
+) -> None:
+    world = World(engine, database_url)
+    counting = CountingEmbedder()
+    world.provider = SqlMemoryProvider(engine, embedder=counting)
+    world.config = MemoryConfig(provider=world.provider)
+    world.personal = PersonalMemories(world.config, world.provider, world.stash, world.audit)
+    records = [await world.secret(f"health-{n}") for n in range(3)]
+    before = [await world.column("embedding", record) for record in records]
+    entries = (await memories_on_file(world.config, ScopeContext(ADA))).entries
+    asked = counting.embedded
+
+    forgotten = await world.personal.forget(ADA, chosen_reach(ADA, entries, [r.id for r in records]))
+    assert forgotten.ticket is not None
+    vector = before[0]
+    assert isinstance(vector, bytes)
+    assert await world.holding(vector) == [], "the stash holds the vector sealed, never as it was"
+    undone = await world.personal.undo(ADA, forgotten.ticket)
+
+    assert undone.status == "restored"
+    assert counting.embedded == asked, "nothing was embedded again"
+    assert [await world.column("embedding", record) for record in records] == before
+    assert {await world.column("embedder", record) for record in records} == {HashEmbedder.name}

@@ -70,7 +70,8 @@ def test_each_act_reports_its_places_in_a_fixed_order(act: Act, removal: Removal
             "undo",
             0,
             1,
-            "1 memory kept encrypted for ten minutes so the forget can be undone; only your browser holds the key.",
+            "1 memory kept encrypted for ten minutes, with any vector made of them, so the forget can be undone; "
+            "only your browser holds the key.",
         ),
         ("erasure", Removal(0, 0, 0, 0, conversations=2), "conversations", 2, 0, "2 conversation records deleted."),
         ("erasure", Removal(0, 0, 0, 0, sessions=1), "sessions", 1, 0, "1 session signed out."),
