@@ -3,22 +3,24 @@
 // - Shift-click ticks (or unticks) every memory between the last one clicked and this one.
 // - "Tick all on this page" ticks every memory shown; the line above the list counts what is ticked.
 //   Without a script it could not, so the page sends it hidden and this shows it.
-// - A ticked memory opened in place (to correct it) comes back ticked when it is saved or cancelled.
+// - What is ticked stays ticked when the list is redrawn in place (a correction saved or cancelled, an
+//   Undo): every ticked memory still shown afterwards is ticked again.
 (function () {
   "use strict";
 
   let last = null;
-  const reopened = new Set(); // the ids of ticked rows replaced in place, until they come back
+  const reopened = new Set(); // the ids ticked in a part about to be redrawn, until it is
 
   document.addEventListener("htmx:beforeSwap", function (event) {
-    const row = event.detail.target;
-    if (!(row instanceof Element) || !row.matches("li.entry")) {
+    const part = event.detail.target;
+    if (!(part instanceof Element)) {
       return;
     }
-    const box = row.querySelector("input[data-select]");
-    if (box !== null && box.checked) {
-      reopened.add(box.value);
-    }
+    part.querySelectorAll("input[data-select]").forEach(function (box) {
+      if (box.checked) {
+        reopened.add(box.value);
+      }
+    });
   });
 
   function tickAgain() {

@@ -238,7 +238,7 @@ def test_without_javascript_a_correction_is_a_page_of_its_own(browser: Browser, 
     context.close()
 
 
-def test_a_ticked_memory_opened_to_be_corrected_comes_back_ticked(browser: Browser, server: ServerProcess) -> None:
+def test_ticks_stay_through_a_correction_in_place_and_an_undo(browser: Browser, server: ServerProcess) -> None:
     context = browser.new_context()
     page = log_in(context, server, "ada")
     rows = page.locator("#group-you [data-entry]")
@@ -263,6 +263,8 @@ def test_a_ticked_memory_opened_to_be_corrected_comes_back_ticked(browser: Brows
     page.locator("[data-action='undo']").click()
     expect(page.locator(f"#entry-{first}")).to_have_count(1)
     expect(page.locator(f"#entry-{first} [data-select]")).not_to_be_checked()  # forgotten, not opened: untouched
+    expect(page.locator(f"#entry-{second} [data-select]")).to_be_checked()  # the list redrawn by Undo keeps it
+    expect(page.locator("[data-chosen-count]")).to_have_text("1 ticked.")
     context.close()
 
 
