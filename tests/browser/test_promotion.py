@@ -37,6 +37,7 @@ def test_publishing_for_the_organisation_asks_in_place_and_can_be_declined(
     expect(page.locator("[data-notice='published']")).to_contain_text(
         "Published “same-day-cutoff” for everyone in your organisation."
     )
+    expect(page.locator("[data-notice='published']")).to_be_focused()  # the keyboard is on what was done
     expect(entry.locator("[data-same-as]")).to_have_text(
         "Your organisation's default is the same, set by an administrator."
     )

@@ -338,13 +338,14 @@ async def promote_on_page(
     notice = NoticeView(
         kind="published",
         message=f"Published “{outcome.record.key}” for {audience}.",
-        detail="Your own note stays and still applies to you; beneath it, your entry says theirs is the same.",
+        detail="Your own note stays and still applies to you; its entry now says the published fact is the same.",
     )
     if not request.htmx:
         return Redirect(
             query.href(), status_code=303, cookies=[NOTICES.sealed(visit.services, visit.viewer, notice, now)]
         )
-    return _whole_list(await listing_page(visit, query, now, notice))
+    # the keyboard goes to what was done, not to the first control of the list drawn again
+    return _whole_list(await listing_page(visit, query, now, notice), focus_notice=True)
 
 
 async def selected(visit: Visit, found: OnFile, query: MemoryQuery) -> tuple[Selection, frozenset[Origin] | None]:
