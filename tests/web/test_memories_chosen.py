@@ -6,6 +6,7 @@ from litestar import Litestar
 from litestar.testing import AsyncTestClient
 
 from store import ScopeContext
+from tests.web.admin_builders import LENA
 from tests.web.builders import ADA, BOB, HTMX, make_record, page_of, seed
 from tests.web.conftest import LoginAs
 from web.services import Services
@@ -358,3 +359,20 @@ async def test_keep_them_leads_back_to_the_same_view_with_the_same_memories_tick
     assert len(boxes) == 5
     assert {id for id, box in boxes.items() if "checked" in box.attrs} == {"m_1", "m_3"}
     assert back.one("input", {"name": "q"})["value"] == "depot"
+
+
+async def test_an_administrator_correcting_her_organisation_s_fact_on_her_page_is_told_where_she_can(
+    client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
+) -> None:
+    await seed_ada(services)
+
+    await login_as(ADA)
+    for_ada = page_of(await client.get("/memories/t_fiscal/edit")).one(attrs={"data-problem": "403"})
+    await login_as(LENA)
+    for_lena = page_of(await client.get("/memories/t_fiscal/edit")).one(attrs={"data-problem": "403"})
+
+    said = "Managed by your organisation: only its administrators can change or remove it."
+    assert said in for_ada.text
+    assert "You are one of its administrators" not in for_ada.text
+    assert said in for_lena.text
+    assert "You are one of its administrators: change it in Administration, under Shared facts." in for_lena.text

@@ -241,8 +241,7 @@ async def edit_memory(
         max_chars=visit.services.settings.max_fact_chars,
     )
     if not view.entry.forgettable:
-        said = not_theirs_to_change(entry.scope, visit.viewer.actor)
-        return _problem(request, visit.viewer, query, ProblemView(403, _NOT_CHANGED, said))
+        return _problem(request, visit.viewer, query, _shared_refusal(visit, entry.scope))
     return _edit_answer(request, view, 200)
 
 
@@ -260,8 +259,7 @@ async def correct_memory(
     if outcome.status == "not_found" or entry is None:
         return await _not_there(request, visit, query, found, memory_id)
     if outcome.status == "refused":
-        refused = ProblemView(403, _NOT_CHANGED, not_theirs_to_change(entry.scope, visit.viewer.actor))
-        return _problem(request, visit.viewer, query, refused)
+        return _problem(request, visit.viewer, query, _shared_refusal(visit, entry.scope))
     row = await _row(visit, found, entry, query)
     if outcome.status == "invalid":  # the form again, with what they typed, saying why
         view = EditView(
@@ -284,6 +282,17 @@ async def correct_memory(
 
 
 _NOT_ON_FILE = "It may have been forgotten meanwhile."
+
+
+def _shared_refusal(visit: Visit, scope: str) -> ProblemView:
+    """A shared fact is not corrected from one's own page: who may change it, and, to one of them,
+    where they do."""
+    here = (
+        "You are one of its administrators: change it in Administration, under Shared facts."
+        if scope in visit.elevation.scopes
+        else ""
+    )
+    return ProblemView(403, _NOT_CHANGED, not_theirs_to_change(scope, visit.viewer.actor), here)
 
 
 async def _not_there(request: HTMXRequest, visit: Visit, query: MemoryQuery, found: OnFile, memory_id: str) -> Template:
