@@ -3,6 +3,7 @@
 // - Shift-click ticks (or unticks) every memory between the last one clicked and this one.
 // - "Tick all on this page" ticks every memory shown; the line above the list counts what is ticked.
 //   Without a script it could not, so the page sends it hidden and this shows it.
+// - Changing a tick closes the question open about the ticks, so what is forgotten is what is ticked.
 // - What is ticked stays ticked when the list is redrawn in place (a correction saved or cancelled, an
 //   Undo): every ticked memory still shown afterwards is ticked again.
 (function () {
@@ -60,10 +61,23 @@
     }
   }
 
+  // A question open about what was ticked no longer asks about what is ticked once a tick changes: it
+  // closes, and "Forget the ticked…" asks again about the ticks as they are.
+  function closeQuestion() {
+    const question = document.querySelector("[data-chooser-confirm] [data-confirm-chosen]");
+    // a question about every memory that matches does not depend on the ticks
+    if (question !== null && question.querySelector("input[name='all'][value='1']") === null) {
+      question.parentElement.replaceChildren();
+    }
+  }
+
   document.addEventListener("click", function (event) {
     const box = event.target;
     if (!(box instanceof HTMLInputElement)) {
       return;
+    }
+    if (box.hasAttribute("data-select-page") || box.hasAttribute("data-select")) {
+      closeQuestion();
     }
     if (box.hasAttribute("data-select-page")) {
       boxes().forEach(function (each) {

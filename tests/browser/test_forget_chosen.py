@@ -292,3 +292,26 @@ def test_without_javascript_keep_them_leads_back_with_the_memories_still_ticked(
     page.locator("[data-action='forget-chosen']").click()
     expect(page.locator("[data-confirm-chosen] h2")).to_have_text("Forget these 2 memories?")
     context.close()
+
+
+def test_changing_a_tick_while_asked_closes_the_question_so_what_goes_is_what_is_ticked(
+    browser: Browser, server: ServerProcess
+) -> None:
+    context = browser.new_context()
+    page = log_in(context, server, "ada")
+    rows = page.locator("#group-you [data-entry]")
+    first, second = rows.nth(0).get_attribute("data-entry"), rows.nth(1).get_attribute("data-entry")
+    rows.nth(0).locator("[data-select]").check()
+    rows.nth(1).locator("[data-select]").check()
+    page.locator("[data-action='forget-chosen']").click()
+    expect(page.locator("[data-confirm-chosen] h2")).to_have_text("Forget these 2 memories?")
+
+    rows.nth(1).locator("[data-select]").uncheck()
+
+    expect(page.locator("[data-confirm-chosen]")).to_have_count(0)
+    page.locator("[data-action='forget-chosen']").click()
+    expect(page.locator("[data-confirm-chosen] h2")).to_have_text("Forget this memory?")
+    page.locator("[data-action='confirm-forget-chosen']").click()
+    expect(page.locator(f"#entry-{first}")).to_have_count(0)
+    expect(page.locator(f"#entry-{second}")).to_have_count(1)
+    context.close()

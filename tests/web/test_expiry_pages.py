@@ -69,6 +69,8 @@ async def test_an_administrator_chooses_how_long_conclusions_are_kept_and_it_is_
     selected = page.find("option", {"selected": True})
     assert selected is not None
     assert selected["value"] == "180"
+    # Back from the question after another choice shows the saved one, not what the browser remembers
+    assert page.one("select", {"data-lifetime-choice": True})["autocomplete"] == "off"
     [entry] = [e for e in await services.audit.at_scopes(["tenant:berlin"]) if e.action == "lifetime"]
     assert (entry.who, entry.before, entry.after) == (
         "lena",
@@ -322,17 +324,18 @@ async def test_confirming_a_lifetime_expires_them_says_how_many_and_the_trail_ke
     assert tree(await client.get("/")).one("li", {"data-entry": stated}).find(attrs={"data-expiry": True}) is None
 
 
-async def test_a_lifetime_confirmed_for_fewer_than_now_expire_is_asked_again_with_the_new_count(
+async def test_a_lifetime_confirmed_for_another_count_than_now_expires_is_asked_again_with_the_new_count(
     client: Client, services: Services, login_as: LoginAs
 ) -> None:
     await ada_has_old_conclusions(services)
     token = await login_as(LENA)
     form = {"csrf_token": token, "days": "30", "confirmed": "yes"}
 
-    again = await client.post("/admin/organisation/lifetime", data={**form, "expect": "0"})
+    fewer = await client.post("/admin/organisation/lifetime", data={**form, "expect": "0"})
+    more = await client.post("/admin/organisation/lifetime", data={**form, "expect": "5"})
     forged = await client.post("/admin/organisation/lifetime", data={**form, "expect": "one"})
 
-    for answer in (again, forged):
+    for answer in (fewer, more, forged):
         assert answer.status_code == 200
         assert tree(answer).one(attrs={"data-confirm-lifetime": True}).find(attrs={"data-changed": True}) is not None
     setting = await services.expiry.lifetime_setting(LENA)

@@ -6,7 +6,8 @@ Who may change them is decided in `store.consent.Consent` and `store.expiry.Expi
 of their own organisation); each change is audited at the organisation's scope with the value before
 and after. A lifetime that is not one of those offered is refused with the page and its reason (400). A
 lifetime that would expire some of what the assistant concluded at once is asked about first, with how
-many memories of how many people; each change is said on the page it leads back to."""
+many memories of how many people, and asked again if that number changed before it was confirmed; each
+change is said on the page it leads back to."""
 
 from __future__ import annotations
 
@@ -142,7 +143,7 @@ class LifetimeForm:
     confirmed: str = ""
     """`yes` from the question asked before a lifetime that expires some memories at once."""
     expect: str = ""
-    """How many the question said would expire: more than that now is asked again."""
+    """How many the question said would expire: any other number now is asked again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,7 +156,7 @@ class LifetimeQuestion:
     """The lifetime asked for, in words ("kept 30 days from when it was last written or kept")."""
     going: ExpiringAtOnce
     changed: bool
-    """More would expire now than when the question was first asked."""
+    """What would expire changed since the question was first asked (another change, or time passing)."""
     prune_minutes: int
 
     @property
@@ -177,7 +178,7 @@ async def set_lifetime(
     now = datetime.now(UTC)
     going = await visit.services.expiry.expiring_at_once(visit.viewer.actor, days=choice.days, now=now)
     confirmed = data.confirmed == "yes"
-    if going is not None and going.memories and (not confirmed or going.memories > _count(data.expect)):
+    if going is not None and going.memories and (not confirmed or going.memories != _count(data.expect)):
         question = LifetimeQuestion(
             area=area_view(visit.viewer, visit.elevation, "organisation"),
             days=data.days,
