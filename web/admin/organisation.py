@@ -153,7 +153,7 @@ class LifetimeQuestion:
     area: AreaView
     days: str
     words: str
-    """The lifetime asked for, in words ("kept 30 days from when it was last written or kept")."""
+    """The lifetime asked for, in words ("kept for 30 days after the person last kept them or …")."""
     going: ExpiringAtOnce
     changed: bool
     """What would expire changed since the question was first asked (another change, or time passing)."""
