@@ -15,6 +15,14 @@ pytestmark = pytest.mark.browser
 AXE = Path(axe_playwright_python.__file__).with_name("axe.min.js")
 
 
+def tick(page: Page, *rows: int) -> list[str]:
+    """Tick the person's own memories at these places in the list; their ids."""
+    listed = page.locator("#group-you [data-entry]")
+    for row in rows:
+        listed.nth(row).locator("[data-select]").check()
+    return [listed.nth(row).get_attribute("data-entry") or "" for row in rows]
+
+
 def shot(page: Page, artifacts: Path, name: str) -> None:
     page.screenshot(path=str(artifacts / f"{name}.png"))
 
@@ -104,10 +112,7 @@ def test_without_javascript_ticked_memories_go_after_a_confirmation_page(
 ) -> None:
     context = browser.new_context(java_script_enabled=False)
     page = log_in(context, server_at_scale, "max")
-    rows = page.locator("#group-you [data-entry]")
-    ids = [rows.nth(i).get_attribute("data-entry") for i in (0, 2, 3)]
-    for i in (0, 2, 3):
-        rows.nth(i).locator("[data-select]").check()
+    ids = tick(page, 0, 2, 3)
 
     page.locator("[data-action='forget-chosen']").click()
     expect(page.locator("[data-confirm-chosen] h2")).to_have_text("Forget these 3 memories?")
@@ -241,10 +246,7 @@ def test_without_javascript_a_correction_is_a_page_of_its_own(browser: Browser, 
 def test_ticks_stay_through_a_correction_in_place_and_an_undo(browser: Browser, server: ServerProcess) -> None:
     context = browser.new_context()
     page = log_in(context, server, "ada")
-    rows = page.locator("#group-you [data-entry]")
-    first, second = rows.nth(0).get_attribute("data-entry"), rows.nth(1).get_attribute("data-entry")
-    rows.nth(0).locator("[data-select]").check()
-    rows.nth(1).locator("[data-select]").check()
+    first, second = tick(page, 0, 1)
     expect(page.locator("[data-chosen-count]")).to_have_text("2 ticked.")
 
     page.locator(f"#entry-{first} [data-action='edit']").click()
@@ -274,9 +276,7 @@ def test_without_javascript_keep_them_leads_back_with_the_memories_still_ticked(
     context = browser.new_context(java_script_enabled=False)
     page = log_in(context, server, "ada")
     rows = page.locator("#group-you [data-entry]")
-    ticked = [rows.nth(i).get_attribute("data-entry") for i in (0, 2)]
-    for i in (0, 2):
-        rows.nth(i).locator("[data-select]").check()
+    ticked = tick(page, 0, 2)
     page.locator("[data-action='forget-chosen']").click()
     expect(page.locator("[data-confirm-chosen] h2")).to_have_text("Forget these 2 memories?")
 
@@ -300,9 +300,7 @@ def test_changing_a_tick_while_asked_closes_the_question_so_what_goes_is_what_is
     context = browser.new_context()
     page = log_in(context, server, "ada")
     rows = page.locator("#group-you [data-entry]")
-    first, second = rows.nth(0).get_attribute("data-entry"), rows.nth(1).get_attribute("data-entry")
-    rows.nth(0).locator("[data-select]").check()
-    rows.nth(1).locator("[data-select]").check()
+    first, second = tick(page, 0, 1)
     page.locator("[data-action='forget-chosen']").click()
     expect(page.locator("[data-confirm-chosen] h2")).to_have_text("Forget these 2 memories?")
 

@@ -22,6 +22,15 @@ async def seed_ada(services: Services) -> None:
     )
 
 
+async def ada_overrides_everyones_units(services: Services) -> None:
+    """Ada's own "units" over everyone's: her page lists everyone's beside hers, as the value hers overrides."""
+    await seed(
+        services,
+        make_record("m_units", "units", "kilometres", author="human"),
+        make_record("g_units", "units", "miles", "global", author="human", actor_ref="gil"),
+    )
+
+
 async def own_keys(services: Services) -> set[str]:
     return {r.key for r in await services.provider.list(scopes=["actor:ada"], ctx=ScopeContext(actor=ADA))}
 
@@ -261,11 +270,7 @@ async def test_a_wider_value_her_own_setting_overrides_is_refused_for_what_it_is
 ) -> None:
     """Her page lists everyone's "units" beside her own that overrides it: correcting or forgetting it
     is refused as not hers (403), not answered as if it were not on file."""
-    await seed(
-        services,
-        make_record("m_units", "units", "kilometres", author="human"),
-        make_record("g_units", "units", "miles", "global", author="human", actor_ref="gil"),
-    )
+    await ada_overrides_everyones_units(services)
     token = await login_as(ADA)
     said = (
         "Applies to everyone; managed by OnFile's administrators: only its administrators can change or remove "
@@ -288,11 +293,7 @@ async def test_a_wider_value_her_own_setting_overrides_is_refused_for_what_it_is
 async def test_opening_a_wider_value_her_own_setting_overrides_goes_to_the_entry_that_lists_it(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
-    await seed(
-        services,
-        make_record("m_units", "units", "kilometres", author="human"),
-        make_record("g_units", "units", "miles", "global", author="human", actor_ref="gil"),
-    )
+    await ada_overrides_everyones_units(services)
     await login_as(ADA)
 
     opened = await client.get("/memories/g_units", params={"back": "/?q=units"}, follow_redirects=False)
@@ -320,11 +321,7 @@ async def test_the_correction_form_never_stops_what_its_hint_says_it_takes(
 async def test_ticking_a_wider_value_her_own_overrides_is_refused_as_shared_not_missing(
     client: AsyncTestClient[Litestar], services: Services, login_as: LoginAs
 ) -> None:
-    await seed(
-        services,
-        make_record("m_units", "units", "kilometres", author="human"),
-        make_record("g_units", "units", "miles", "global", author="human", actor_ref="gil"),
-    )
+    await ada_overrides_everyones_units(services)
     token = await login_as(ADA)
 
     asked = await client.get("/memories/forget-chosen", params=[("id", "g_units"), ("back", "/")])
